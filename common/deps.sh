@@ -1,0 +1,101 @@
+#!/bin/sh
+# deps.sh - the Debian packages the course needs: which are missing, and
+# installing them. `make deps`, the Makefile's dependency check and .ci/run
+# all come here, so the list lives in one place.
+#
+#   deps.sh list                 every package the course uses
+#   deps.sh missing NEED...      the packages missing for the NEEDs below
+#   deps.sh ensure NEED...       silent when nothing is missing; otherwise says
+#                                what it will install and installs it with
+#                                apt-get (as root, or through sudo when sudo
+#                                needs no password); where it cannot, prints the
+#                                one command to run and exits 1
+#   deps.sh install              installs everything in `list` (make deps)
+#
+# NEEDs: build (the library and tools), test (make test), plot (the demos'
+# plots), labs (the labs' data and BLAS), all.
+# FP8LAB_NO_INSTALL=1 makes `ensure` report what is missing without installing.
+set -u
+
+ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev zlib1g-dev libopenblas-dev gnuplot-nox"
+
+packages_for() {
+    case "$1" in
+    build) echo "gcc make" ;;
+    test)  echo "gcc g++ make pkg-config check libsubunit-dev" ;;
+    plot)  echo "gnuplot-nox" ;;
+    labs)  echo "zlib1g-dev libopenblas-dev" ;;
+    all)   echo "$ALL_PACKAGES" ;;
+    *)     echo "deps.sh: unknown need '$1' (build, test, plot, labs, all)" >&2; exit 2 ;;
+    esac
+}
+
+# Whether a package's part that the course uses is present.
+present() {
+    case "$1" in
+    gcc|g++|make|pkg-config) command -v "$1" >/dev/null 2>&1 ;;
+    gnuplot-nox) command -v gnuplot >/dev/null 2>&1 ;;
+    check)          pkg-config --exists check 2>/dev/null ;;
+    libsubunit-dev) pkg-config --exists libsubunit 2>/dev/null ;;
+    zlib1g-dev)     pkg-config --exists zlib 2>/dev/null ;;
+    libopenblas-dev) pkg-config --exists openblas 2>/dev/null ;;
+    *) return 1 ;;
+    esac
+}
+
+missing() {
+    out=""
+    for need in "$@"; do
+        for p in $(packages_for "$need"); do
+            case " $out " in *" $p "*) continue ;; esac
+            present "$p" || out="$out $p"
+        done
+    done
+    echo "${out# }"
+}
+
+# apt-get update + install, as root or through password-less sudo.
+apt_install() {
+    if [ "$(id -u)" = 0 ]; then
+        run=""
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        run="sudo"
+    else
+        echo "fp8lab: missing Debian packages: $*. Run: sudo apt-get install -y $*" >&2
+        return 1
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "fp8lab: missing $* (Debian package names); install them with your system's package manager" >&2
+        return 1
+    fi
+    echo "fp8lab: installing Debian packages: $*"
+    if ! DEBIAN_FRONTEND=noninteractive $run apt-get update -qq ||
+       ! DEBIAN_FRONTEND=noninteractive $run apt-get install -y -qq "$@" >/dev/null; then
+        echo "fp8lab: apt-get could not install: $*" >&2
+        return 1
+    fi
+}
+
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+case "$cmd" in
+list)
+    echo "$ALL_PACKAGES" ;;
+missing)
+    missing "$@" ;;
+ensure)
+    m=$(missing "$@") || exit 2
+    [ -z "$m" ] && exit 0
+    if [ "${FP8LAB_NO_INSTALL:-0}" = 1 ]; then
+        echo "fp8lab: missing Debian packages: $m. Run: sudo apt-get install -y $m" >&2
+        exit 1
+    fi
+    # shellcheck disable=SC2086
+    apt_install $m ;;
+install)
+    # shellcheck disable=SC2086
+    apt_install $ALL_PACKAGES ;;
+*)
+    echo "usage: deps.sh list | missing NEED... | ensure NEED... | install" >&2
+    exit 2 ;;
+esac

@@ -1,0 +1,462 @@
+/*
+ * fp8.c - the format table and the one codec that reads it (see fp8.h).
+ *
+ * Encoding works on the bits of the float. A finite magnitude a is a
+ * significand sig (24 bits with the implicit one) times a power of two; the
+ * code we want is sig shifted right by s bits, rounded:
+ *
+ *   q   = sig >> s        the code, rounded toward zero
+ *   rem = sig mod 2^s     what the shift drops
+ *   up  = rounding rule applied to (q, rem, s)
+ *
+ * For a value in the format's normal range the float's own bits already hold
+ * "exponent field, mantissa" in the right order, so the shift is applied to
+ * the float bits directly (s = 23 - man_bits) and a carry out of the mantissa
+ * moves into the exponent by itself; subtracting the difference of the biases
+ * then gives the code. Below the smallest normal the code is the value in
+ * units of the smallest subnormal, which is the same shift of sig by a larger
+ * amount. Overflow, NaN and sign are applied last, from the table.
+ *
+ * encode_nearest_fast() is the same computation for round-to-nearest-even in
+ * a form a compiler vectorizes: the subnormal range is rounded by the FPU,
+ * adding a constant whose ulp is the format's smallest subnormal. It assumes
+ * the default floating-point environment (round to nearest, no flush to zero).
+ *
+ * Not for: scaling, packing sub-byte codes, or anything device-side.
+ */
+#include "fp8.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define OFP8 "OCP 8-bit Floating Point Specification (OFP8) rev 1.0, Table 1"
+#define MX "OCP Microscaling Formats (MX) Specification v1.0, section 5"
+
+static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
+    [FP8_E4M3] = {
+        .name = "e4m3", .title = "E4M3 (OCP E4M3FN)", .source = OFP8,
+        .bits = 8, .exp_bits = 4, .man_bits = 3, .bias = 7,
+        .has_sign = true, .has_zero = true, .has_subnormals = true,
+        .has_inf = false, .nan_kind = FP8_NAN_ALL_ONES,
+        .max_code = 0x7E, .inf_code = 0, .nan_code = 0x7F,
+        .emax = 8, .emin = -6,
+        .max_finite = 448.0f, .min_normal = 0x1p-6f, .min_subnormal = 0x1p-9f,
+    },
+    [FP8_E5M2] = {
+        .name = "e5m2", .title = "E5M2", .source = OFP8,
+        .bits = 8, .exp_bits = 5, .man_bits = 2, .bias = 15,
+        .has_sign = true, .has_zero = true, .has_subnormals = true,
+        .has_inf = true, .nan_kind = FP8_NAN_IEEE,
+        .max_code = 0x7B, .inf_code = 0x7C, .nan_code = 0x7F,
+        .emax = 15, .emin = -14,
+        .max_finite = 57344.0f, .min_normal = 0x1p-14f, .min_subnormal = 0x1p-16f,
+    },
+    [FP8_E8M0] = {
+        .name = "e8m0", .title = "E8M0 (MX shared scale)", .source = MX " (5.4.1)",
+        .bits = 8, .exp_bits = 8, .man_bits = 0, .bias = 127,
+        .has_sign = false, .has_zero = false, .has_subnormals = false,
+        .has_inf = false, .nan_kind = FP8_NAN_ALL_ONES,
+        .max_code = 0xFE, .inf_code = 0, .nan_code = 0xFF,
+        .emax = 127, .emin = -127,
+        .max_finite = 0x1p127f, .min_normal = 0x1p-127f, .min_subnormal = 0x1p-127f,
+    },
+    [FP8_E2M1] = {
+        .name = "e2m1", .title = "E2M1 (MXFP4 element)", .source = MX " (5.3.3)",
+        .bits = 4, .exp_bits = 2, .man_bits = 1, .bias = 1,
+        .has_sign = true, .has_zero = true, .has_subnormals = true,
+        .has_inf = false, .nan_kind = FP8_NAN_NONE,
+        .max_code = 0x7, .inf_code = 0, .nan_code = 0,
+        .emax = 2, .emin = 0,
+        .max_finite = 6.0f, .min_normal = 1.0f, .min_subnormal = 0.5f,
+    },
+    [FP8_E3M2] = {
+        .name = "e3m2", .title = "E3M2 (MXFP6 element)", .source = MX " (5.3.2)",
+        .bits = 6, .exp_bits = 3, .man_bits = 2, .bias = 3,
+        .has_sign = true, .has_zero = true, .has_subnormals = true,
+        .has_inf = false, .nan_kind = FP8_NAN_NONE,
+        .max_code = 0x1F, .inf_code = 0, .nan_code = 0,
+        .emax = 4, .emin = -2,
+        .max_finite = 28.0f, .min_normal = 0.25f, .min_subnormal = 0.0625f,
+    },
+    [FP8_E2M3] = {
+        .name = "e2m3", .title = "E2M3 (MXFP6 element)", .source = MX " (5.3.2)",
+        .bits = 6, .exp_bits = 2, .man_bits = 3, .bias = 1,
+        .has_sign = true, .has_zero = true, .has_subnormals = true,
+        .has_inf = false, .nan_kind = FP8_NAN_NONE,
+        .max_code = 0x1F, .inf_code = 0, .nan_code = 0,
+        .emax = 2, .emin = 0,
+        .max_finite = 7.5f, .min_normal = 1.0f, .min_subnormal = 0.125f,
+    },
+};
+
+const fp8_format_info *fp8_info(fp8_format fmt)
+{
+    if ((unsigned)fmt >= FP8_FORMAT_COUNT)
+        return NULL;
+    return &TABLE[fmt];
+}
+
+int fp8_format_from_name(const char *name, fp8_format *out)
+{
+    if (!name)
+        return -1;
+    if (strncasecmp(name, "fp8_", 4) == 0 || strncasecmp(name, "fp6_", 4) == 0 ||
+        strncasecmp(name, "fp4_", 4) == 0)
+        name += 4;
+    for (int i = 0; i < FP8_FORMAT_COUNT; i++) {
+        if (strcasecmp(name, TABLE[i].name) == 0) {
+            *out = (fp8_format)i;
+            return 0;
+        }
+    }
+    if (strcasecmp(name, "e4m3fn") == 0) {
+        *out = FP8_E4M3;
+        return 0;
+    }
+    return -1;
+}
+
+unsigned fp8_code_count(fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    return f ? 1u << f->bits : 0;
+}
+
+/* ---- helpers on bits ------------------------------------------------------- */
+
+static inline uint32_t float_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline float bits_float(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+#define F32_INF 0x7F800000u
+
+/* The bit that holds a code's sign, or 0 for an unsigned format. */
+static inline uint32_t sign_bit(const fp8_format_info *f)
+{
+    return f->has_sign ? 1u << (f->bits - 1) : 0;
+}
+
+/* The code for a NaN input: the canonical NaN, or +max where there is none. */
+static inline uint8_t nan_result(const fp8_format_info *f)
+{
+    return f->nan_kind != FP8_NAN_NONE ? f->nan_code : f->max_code;
+}
+
+/* The code for a magnitude past max when not saturating. */
+static inline uint8_t overflow_code(const fp8_format_info *f, bool saturate)
+{
+    if (saturate)
+        return f->max_code;
+    if (f->has_inf)
+        return f->inf_code;
+    return f->nan_kind != FP8_NAN_NONE ? f->nan_code : f->max_code;
+}
+
+/* ---- the generic encoder (any rounding) ------------------------------------- */
+
+enum { MODE_STOCHASTIC = FP8_ROUNDING_COUNT };
+
+/* Whether to add one to q, the code rounded toward zero, given the dropped
+ * bits rem of width s (1 <= s <= 63) and, for stochastic rounding, 32
+ * random bits r: rounds up with probability rem / 2^s (resolution 2^-32). */
+static inline uint32_t round_up(uint64_t q, uint64_t rem, unsigned s, int mode, uint32_t r)
+{
+    uint64_t half = 1ull << (s - 1);
+    switch (mode) {
+    case FP8_ROUND_NEAREST_EVEN:
+        return rem > half || (rem == half && (q & 1));
+    case FP8_ROUND_TOWARD_ZERO:
+        return 0;
+    case FP8_ROUND_AWAY_FROM_ZERO:
+        return rem != 0;
+    default: /* MODE_STOCHASTIC */
+        return (uint64_t)r < ((rem << 32) >> s);
+    }
+}
+
+/* E8M0 below 2^-126, where its only code is 0x00 = 2^-127 and there is no
+ * zero below it. a is the float's magnitude bits, in units of 2^-149; code
+ * 0x00 is 2^22 such units and code 0x01 is 2^23. */
+static uint32_t e8m0_tiny(uint32_t a, int mode, uint32_t r)
+{
+    const uint32_t one = 1u << 22;
+    if (a <= one)
+        return 0;
+    return round_up(0, a - one, 22, mode, r);
+}
+
+/* The magnitude code of the finite magnitude a (float bits, sign cleared). */
+static uint32_t magnitude_code(uint32_t a, const fp8_format_info *f, int mode, uint32_t r)
+{
+    const unsigned man = (unsigned)f->man_bits;
+    uint32_t e = a >> 23;
+    uint32_t min_normal_bits = (uint32_t)(127 + f->emin) << 23;
+
+    if (!f->has_subnormals && e == 0)
+        return e8m0_tiny(a, mode, r);
+    if (a >= min_normal_bits || !f->has_subnormals) {
+        unsigned s = 23 - man;
+        uint32_t q = a >> s;
+        uint32_t up = round_up(q, a & ((1u << s) - 1), s, mode, r);
+        return q + up - ((uint32_t)(127 - f->bias) << man);
+    }
+    /* Subnormal range: value = sig * 2^(e_eff - 150), code = value / 2^(1 - bias - man). */
+    uint32_t sig = (a & 0x7FFFFFu) | (e ? 0x800000u : 0);
+    int e_eff = e ? (int)e : 1;
+    int s = 151 - f->bias - (int)man - e_eff;
+    if (s > 63)
+        s = 63;
+    uint64_t q = s >= 32 ? 0 : sig >> s;
+    uint64_t rem = s >= 32 ? sig : sig & ((1u << s) - 1);
+    return (uint32_t)q + round_up(q, rem, (unsigned)s, mode, r);
+}
+
+static uint8_t encode_generic(float x, const fp8_format_info *f, bool saturate, int mode,
+                              uint32_t r)
+{
+    uint32_t u = float_bits(x);
+    uint32_t a = u & 0x7FFFFFFFu;
+    uint32_t sign = (u >> 31) ? sign_bit(f) : 0;
+
+    if (a > F32_INF)
+        return nan_result(f);
+    if (a == F32_INF)
+        return (uint8_t)(overflow_code(f, saturate) | sign);
+
+    uint32_t code = magnitude_code(a, f, mode, r);
+    if (code > f->max_code) {
+        /* IEEE 754: rounding toward zero never turns a finite value infinite. */
+        bool clamp = saturate || mode == FP8_ROUND_TOWARD_ZERO;
+        code = overflow_code(f, clamp);
+    }
+    return (uint8_t)(code | sign);
+}
+
+/* ---- the fast nearest-even encoder ----------------------------------------- */
+
+/* Round to nearest even for formats with a zero and subnormals (all but
+ * E8M0). Written without branches so that a loop of it vectorizes. */
+static inline uint8_t encode_nearest_fast(float x, const fp8_format_info *f, bool saturate)
+{
+    const unsigned man = (unsigned)f->man_bits;
+    const unsigned s = 23 - man;
+    const uint32_t min_normal_bits = (uint32_t)(127 + f->emin) << 23;
+    /* 2^(emin + 23 - man): its ulp is the format's smallest subnormal. */
+    const uint32_t magic_bits = (uint32_t)(127 + f->emin + 23 - (int)man) << 23;
+
+    uint32_t u = float_bits(x);
+    uint32_t a = u & 0x7FFFFFFFu;
+    uint32_t sign = (u >> 31) ? sign_bit(f) : 0;
+
+    uint32_t normal = ((a + ((1u << (s - 1)) - 1) + ((a >> s) & 1)) >> s) -
+                      ((uint32_t)(127 - f->bias) << man);
+    uint32_t sub = float_bits(bits_float(a) + bits_float(magic_bits)) - magic_bits;
+    uint32_t code = a < min_normal_bits ? sub : normal;
+    code = code > f->max_code ? overflow_code(f, saturate) : code;
+    code |= sign;
+    return (uint8_t)(a > F32_INF ? nan_result(f) : code);
+}
+
+/* ---- public encoders -------------------------------------------------------- */
+
+uint8_t fp8_encode(float x, fp8_format fmt, bool saturate)
+{
+    return fp8_encode_rounded(x, fmt, saturate, FP8_ROUND_NEAREST_EVEN);
+}
+
+uint8_t fp8_encode_rounded(float x, fp8_format fmt, bool saturate, fp8_rounding rnd)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f || (unsigned)rnd >= FP8_ROUNDING_COUNT)
+        return 0;
+    if (rnd == FP8_ROUND_NEAREST_EVEN && f->has_subnormals)
+        return encode_nearest_fast(x, f, saturate);
+    return encode_generic(x, f, saturate, (int)rnd, 0);
+}
+
+uint8_t fp8_encode_stochastic(float x, fp8_format fmt, bool saturate, rng_state *rng)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    uint32_t r = rng_u32(rng);
+    if (!f)
+        return 0;
+    return encode_generic(x, f, saturate, MODE_STOCHASTIC, r);
+}
+
+/* One loop per format, so that the table row is a constant the compiler can
+ * fold into the vectorized body. */
+#define FOR_EACH_FORMAT(fmt, BODY)                                             \
+    switch (fmt) {                                                             \
+    case FP8_E4M3: { const fp8_format_info *f = &TABLE[FP8_E4M3]; BODY; } break; \
+    case FP8_E5M2: { const fp8_format_info *f = &TABLE[FP8_E5M2]; BODY; } break; \
+    case FP8_E8M0: { const fp8_format_info *f = &TABLE[FP8_E8M0]; BODY; } break; \
+    case FP8_E2M1: { const fp8_format_info *f = &TABLE[FP8_E2M1]; BODY; } break; \
+    case FP8_E3M2: { const fp8_format_info *f = &TABLE[FP8_E3M2]; BODY; } break; \
+    case FP8_E2M3: { const fp8_format_info *f = &TABLE[FP8_E2M3]; BODY; } break; \
+    default: break;                                                            \
+    }
+
+static void encode_nearest_array(const float *in, uint8_t *out, size_t n, fp8_format fmt,
+                                 bool saturate)
+{
+    if (saturate) {
+        FOR_EACH_FORMAT(fmt, for (size_t i = 0; i < n; i++)
+                                 out[i] = encode_nearest_fast(in[i], f, true));
+    } else {
+        FOR_EACH_FORMAT(fmt, for (size_t i = 0; i < n; i++)
+                                 out[i] = encode_nearest_fast(in[i], f, false));
+    }
+}
+
+void fp8_encode_array(const float *in, uint8_t *out, size_t n, fp8_format fmt, bool saturate)
+{
+    fp8_encode_array_rounded(in, out, n, fmt, saturate, FP8_ROUND_NEAREST_EVEN);
+}
+
+void fp8_encode_array_rounded(const float *in, uint8_t *out, size_t n, fp8_format fmt,
+                              bool saturate, fp8_rounding rnd)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f || (unsigned)rnd >= FP8_ROUNDING_COUNT)
+        return;
+    if (rnd == FP8_ROUND_NEAREST_EVEN && f->has_subnormals) {
+        encode_nearest_array(in, out, n, fmt, saturate);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = encode_generic(in[i], f, saturate, (int)rnd, 0);
+}
+
+void fp8_encode_array_stochastic(const float *in, uint8_t *out, size_t n, fp8_format fmt,
+                                 bool saturate, rng_state *rng)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = fp8_encode_stochastic(in[i], fmt, saturate, rng);
+}
+
+/* ---- decoding and classification ---------------------------------------------- */
+
+fp8_fields fp8_split(uint8_t code, fp8_format fmt)
+{
+    fp8_fields fl = {0, 0, 0};
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f)
+        return fl;
+    code &= (uint8_t)((1u << f->bits) - 1);
+    fl.sign = f->has_sign ? code >> (f->bits - 1) : 0;
+    fl.exponent = (code >> f->man_bits) & ((1u << f->exp_bits) - 1);
+    fl.mantissa = code & ((1u << f->man_bits) - 1);
+    return fl;
+}
+
+bool fp8_is_nan(uint8_t code, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f)
+        return false;
+    fp8_fields fl = fp8_split(code, fmt);
+    unsigned exp_ones = (1u << f->exp_bits) - 1;
+    unsigned man_ones = (1u << f->man_bits) - 1;
+    switch (f->nan_kind) {
+    case FP8_NAN_ALL_ONES:
+        return fl.exponent == exp_ones && fl.mantissa == man_ones;
+    case FP8_NAN_IEEE:
+        return fl.exponent == exp_ones && fl.mantissa != 0;
+    default:
+        return false;
+    }
+}
+
+bool fp8_is_inf(uint8_t code, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f || !f->has_inf)
+        return false;
+    fp8_fields fl = fp8_split(code, fmt);
+    return fl.exponent == (1u << f->exp_bits) - 1 && fl.mantissa == 0;
+}
+
+bool fp8_is_zero(uint8_t code, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f || !f->has_zero)
+        return false;
+    fp8_fields fl = fp8_split(code, fmt);
+    return fl.exponent == 0 && fl.mantissa == 0;
+}
+
+bool fp8_is_subnormal(uint8_t code, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f || !f->has_subnormals)
+        return false;
+    fp8_fields fl = fp8_split(code, fmt);
+    return fl.exponent == 0 && fl.mantissa != 0;
+}
+
+float fp8_decode(uint8_t code, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f || fp8_is_nan(code, fmt))
+        return NAN;
+    fp8_fields fl = fp8_split(code, fmt);
+    float mag;
+    if (fp8_is_inf(code, fmt)) {
+        mag = INFINITY;
+    } else if (fl.exponent == 0 && f->has_subnormals) {
+        mag = ldexpf((float)fl.mantissa, f->emin - f->man_bits);
+    } else {
+        float sig = (float)((1u << f->man_bits) + fl.mantissa);
+        mag = ldexpf(sig, (int)fl.exponent - f->bias - f->man_bits);
+    }
+    return fl.sign ? -mag : mag;
+}
+
+void fp8_decode_array(const uint8_t *in, float *out, size_t n, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (!f)
+        return;
+    float lut[256];
+    for (unsigned c = 0; c < 256; c++)
+        lut[c] = fp8_decode((uint8_t)c, fmt);
+    uint8_t mask = (uint8_t)((1u << f->bits) - 1);
+    for (size_t i = 0; i < n; i++)
+        out[i] = lut[in[i] & mask];
+}
+
+/* ---- neighbours ------------------------------------------------------------- */
+
+void fp8_neighbours(float x, fp8_format fmt, float *below, float *above)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    float lo = -INFINITY, hi = INFINITY;
+    if (!f || isnan(x)) {
+        *below = *above = NAN;
+        return;
+    }
+    for (unsigned c = 0; c < fp8_code_count(fmt); c++) {
+        if (fp8_is_nan((uint8_t)c, fmt) || fp8_is_inf((uint8_t)c, fmt))
+            continue;
+        float v = fp8_decode((uint8_t)c, fmt);
+        if (v <= x && v > lo)
+            lo = v;
+        if (v >= x && v < hi)
+            hi = v;
+    }
+    *below = lo;
+    *above = hi;
+}
