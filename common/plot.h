@@ -1,0 +1,126 @@
+/*
+ * plot.h - line plots for the labs' demos, drawn by gnuplot.
+ *
+ * A plot is a title, two axis labels and one or more named series of (x, y)
+ * points, with optional vertical markers ("spike" at step 120), horizontal
+ * reference lines and a log-scale y axis. plot_render writes, for the stem
+ * "build/lab1/plots/amax":
+ *
+ *   amax.dat  the data: one block per series, each under a "# series i:
+ *             label" line, blocks separated by two blank lines (gnuplot's
+ *             `index`); x and y in the shortest decimal that reads back as
+ *             the same double; NaN and +-inf written as NaN;
+ *   amax.gp   a standalone gnuplot (5.0 or later) script that draws amax.png
+ *             from amax.dat: `gnuplot build/lab1/plots/amax.gp` from any
+ *             directory, also after the folder was moved or copied (it finds
+ *             its files through ARG0, gnuplot 5.4; older versions fall back
+ *             to the absolute folder recorded when it was written). With
+ *             `-e "preview=1"` it draws as text on the terminal instead;
+ *   amax.png  the image (pngcairo), written under a temporary name and
+ *             renamed, so a PNG under the final name is always complete;
+ *
+ * and, when asked, a text preview (gnuplot's dumb terminal) to a FILE *.
+ *
+ * Missing values: a point whose x or y is NaN or +-inf is not drawn, and the
+ * line through a series breaks there. A plot with no drawable point at all
+ * still renders (empty axes that say so), as does a log-y plot whose values
+ * are all <= 0.
+ *
+ * Texts (title, labels) are taken literally: quotes, backslashes and
+ * backquotes are safe, gnuplot's enhanced-text markup (^, _, @, {}) is off,
+ * and control characters (newline, tab) become spaces.
+ *
+ * Which gnuplot: $GNUPLOT when set and not empty (a path, or a name looked up
+ * on $PATH), otherwise `gnuplot` on $PATH. User start-up files (~/.gnuplot)
+ * are not read when plot_render runs it.
+ *
+ * Numbers are written with printf's %g, so the program must keep the "C"
+ * numeric locale (the default unless it calls setlocale).
+ *
+ * Not for: bar charts, histograms, heat maps, several panels in one image,
+ * interactive windows, or plots drawn by anything but gnuplot. Not thread
+ * safe for two renders of the same stem at once.
+ */
+#ifndef FP8LAB_PLOT_H
+#define FP8LAB_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* plot_render's return value when gnuplot could not be found: the .dat and
+ * .gp were written, no image was, and err says how to install gnuplot.
+ * Success is 0, any other failure -1. */
+#define PLOT_NO_GNUPLOT 1
+
+#define PLOT_DEFAULT_WIDTH 960        /* PNG size in pixels */
+#define PLOT_DEFAULT_HEIGHT 600
+#define PLOT_DEFAULT_PREVIEW_COLS 100 /* text preview size in characters */
+#define PLOT_DEFAULT_PREVIEW_ROWS 30
+
+typedef struct plot plot;
+
+/* How plot_render draws; a zeroed struct (or a NULL pointer) gives the
+ * defaults above and no preview. */
+typedef struct plot_options {
+    int width;            /* PNG width in pixels; 0: PLOT_DEFAULT_WIDTH */
+    int height;           /* PNG height in pixels; 0: PLOT_DEFAULT_HEIGHT */
+    FILE *preview;        /* when not NULL, a text rendering is written here */
+    int preview_cols;     /* 0: PLOT_DEFAULT_PREVIEW_COLS */
+    int preview_rows;     /* 0: PLOT_DEFAULT_PREVIEW_ROWS */
+} plot_options;
+
+/* A new, empty plot whose files will be stem.dat, stem.gp and stem.png.
+ * stem is a path without extension ("build/lab1/plots/amax"): not empty, not
+ * ending in '/', without control characters. title, xlabel and ylabel (units
+ * included, e.g. "step", "amax (absolute value)") may be NULL for none.
+ * Returns NULL and fills err on a bad stem or when out of memory. */
+plot *plot_new(const char *stem, const char *title, const char *xlabel,
+               const char *ylabel, lab_error *err);
+
+/* Adds a series of n >= 1 points, copying x and y. x NULL means 0, 1, ...,
+ * n-1 (steps); to share one x between series, pass the same array to each.
+ * label NULL or "" leaves the series out of the key. */
+int plot_add_series(plot *p, const char *label, const double *x,
+                    const double *y, size_t n, lab_error *err);
+
+/* Log-scale y axis on or off (off by default). Points with y <= 0 are not
+ * drawn on a log axis. */
+void plot_set_log_y(plot *p, bool on);
+
+/* A dashed vertical line at x (finite), labelled at its top; label may be
+ * NULL or "" for none. */
+int plot_add_vline(plot *p, double x, const char *label, lab_error *err);
+
+/* A dashed horizontal reference line at y (finite), labelled at its left;
+ * label may be NULL or "" for none. */
+int plot_add_hline(plot *p, double y, const char *label, lab_error *err);
+
+/* Writes stem.dat and stem.gp (creating stem's folders as `mkdir -p` does)
+ * and runs gnuplot on the script to draw stem.png and, when opt->preview is
+ * set, a text preview there. The plot needs at least one series.
+ * Returns 0; PLOT_NO_GNUPLOT when gnuplot is not found; -1 on any other
+ * failure, gnuplot's own errors included ("gnuplot failed on build/x.gp:
+ * line 12: ..."). When no new image could be drawn (gnuplot missing or
+ * failing, or stem.dat or stem.gp not written), an older stem.png is
+ * removed, so that a stem.png always shows the data in stem.dat. A failed
+ * preview leaves the new stem.png in place. */
+int plot_render(const plot *p, const plot_options *opt, lab_error *err);
+
+/* Frees p and everything it holds; NULL is fine. */
+void plot_free(plot *p);
+
+/* Whether plot_render can find gnuplot ($GNUPLOT or $PATH, see above). */
+bool plot_gnuplot_available(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

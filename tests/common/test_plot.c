@@ -1,0 +1,856 @@
+/*
+ * test_plot.c - checks common/plot.c: the .dat and .gp it writes, its errors,
+ * what it does without gnuplot, and (with gnuplot) the images and previews
+ * gnuplot draws from them.
+ *
+ * Skipping: the tests in the "gnuplot" case need a gnuplot with the pngcairo
+ * and dumb terminals. When plot_gnuplot_available() says there is none, they
+ * are not run: each prints "SKIP: gnuplot not found (<test>)", and main()
+ * returns 77, the automake code for a skipped test, provided every test that
+ * did run passed. So: 0 all passed, 77 passed but the gnuplot tests were
+ * skipped, 1 something failed.
+ *
+ * The tests change environment variables and the working folder; they rely
+ * on Check's default fork mode to keep those changes inside one test (the
+ * fixture restores them too).
+ *
+ * The "script runs from anywhere" test needs gnuplot 5.4 or later (ARG0).
+ *
+ * Not for: judging how a plot looks (that is for a person, once); the tests
+ * check that an image is drawn and what the text files say.
+ */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <check.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plot.h"
+
+#define PATH_SIZE 4096
+
+static char tmp[PATH_SIZE];     /* a fresh folder for each test */
+static char saved_cwd[PATH_SIZE];
+static char *saved_gnuplot, *saved_path;
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char *dup_env(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? strdup(v) : NULL;
+}
+
+static void restore_env(const char *name, char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+    free(value);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void setup(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/fp8lab-plot-XXXXXX",
+             base && *base ? base : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(tmp));
+    ck_assert_ptr_nonnull(getcwd(saved_cwd, sizeof saved_cwd));
+    saved_gnuplot = dup_env("GNUPLOT");
+    saved_path = dup_env("PATH");
+}
+
+static void teardown(void)
+{
+    ck_assert_int_eq(chdir(saved_cwd), 0);
+    restore_env("GNUPLOT", saved_gnuplot);
+    restore_env("PATH", saved_path);
+    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* tmp/name, in a static buffer (one of four, used in turn). */
+static const char *in_tmp(const char *name)
+{
+    static char bufs[4][PATH_SIZE];
+    static int next;
+    char *b = bufs[next++ % 4];
+    ck_assert_int_lt(snprintf(b, PATH_SIZE, "%s/%s", tmp, name), PATH_SIZE);
+    return b;
+}
+
+/* The rest of f from its start, NUL-terminated (malloc'd). */
+static char *slurp_stream(FILE *f)
+{
+    rewind(f);
+    size_t cap = 4096, len = 0, got;
+    char *s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    while ((got = fread(s + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (len + 1 == cap) {
+            s = realloc(s, cap *= 2);
+            ck_assert_ptr_nonnull(s);
+        }
+    }
+    s[len] = '\0';
+    return s;
+}
+
+/* The whole file (malloc'd); fails the test when it cannot be read. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot read %s", path);
+    char *s = slurp_stream(f);
+    fclose(f);
+    return s;
+}
+
+static bool exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+
+/* Points $GNUPLOT at a shell script with the given body. Its arguments are
+ * those plot_render passes: -d -e "out = '<file>'" <script>. */
+static void fake_gnuplot(const char *body)
+{
+    char text[1024];
+    ck_assert_int_eq(mkdir(in_tmp("bin"), 0777), 0);
+    const char *prog = in_tmp("bin/fake-gnuplot");
+    snprintf(text, sizeof text, "#!/bin/sh\n%s", body);
+    write_text(prog, text, 0755);
+    setenv("GNUPLOT", prog, 1);
+}
+
+/* Makes plot_render find no gnuplot. */
+static void no_gnuplot(void)
+{
+    setenv("GNUPLOT", in_tmp("no-such-gnuplot"), 1);
+}
+
+/* Number of entries in folder dir, "." and ".." left out. */
+static int count_entries(const char *dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* A four-point plot at tmp/name. */
+static plot *small_plot(const char *name)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp(name), "amax per step", "step",
+                       "amax (absolute value)", &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    const double y[4] = { 1, 2, 4, 3 };
+    ck_assert_int_eq(plot_add_series(p, "amax", NULL, y, 4, &err), 0);
+    return p;
+}
+
+/* Renders p (then frees it), which must succeed. */
+static void render_ok(plot *p, const plot_options *opt)
+{
+    lab_error err = {{0}};
+    int rc = plot_render(p, opt, &err);
+    ck_assert_msg(rc == 0, "plot_render returned %d: %s", rc, err.msg);
+    plot_free(p);
+}
+
+/* Renders p (then frees it) without gnuplot; returns the script's text. */
+static char *script_of(plot *p, const char *name)
+{
+    lab_error err = {{0}};
+    char gp[PATH_SIZE];
+    no_gnuplot();
+    ck_assert_int_eq(plot_render(p, NULL, &err), PLOT_NO_GNUPLOT);
+    plot_free(p);
+    ck_assert_int_lt(snprintf(gp, sizeof gp, "%s/%s.gp", tmp, name),
+                     (int)sizeof gp);
+    return slurp(gp);
+}
+
+static void assert_contains(const char *text, const char *part)
+{
+    ck_assert_msg(strstr(text, part) != NULL, "missing [%s] in:\n%s", part,
+                  text);
+}
+
+/* Checks the PNG signature and, when width is not 0, the IHDR size. */
+static void assert_png(const char *path, unsigned width, unsigned height)
+{
+    unsigned char b[24];
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "no image %s", path);
+    size_t got = fread(b, 1, sizeof b, f);
+    fclose(f);
+    ck_assert_uint_eq(got, sizeof b);
+    ck_assert_msg(memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0,
+                  "%s lacks the PNG signature", path);
+    if (width == 0)
+        return;
+    unsigned w = (unsigned)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+    unsigned h = (unsigned)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+    ck_assert_uint_eq(w, width);
+    ck_assert_uint_eq(h, height);
+}
+
+/* ---- the data file ------------------------------------------------------ */
+
+START_TEST(test_dat_exact)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("d"), "tiny", "step", "y (units)", &err);
+    ck_assert_ptr_nonnull(p);
+    const double x[3] = { 0, 1, 2.5 };
+    const double y0[3] = { 0.5, NAN, -1e-3 };
+    const double y1[3] = { INFINITY, -INFINITY, 0.1 + 0.2 };
+    const double y2[2] = { 1.0 / 3.0, 1e300 };
+    ck_assert_int_eq(plot_add_series(p, "a", x, y0, 3, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, NULL, x, y1, 3, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "b", NULL, y2, 2, &err), 0);
+    no_gnuplot();
+    ck_assert_int_eq(plot_render(p, NULL, &err), PLOT_NO_GNUPLOT);
+    plot_free(p);
+
+    char *dat = slurp(in_tmp("d.dat"));
+    ck_assert_str_eq(dat,
+                     "# tiny\n"
+                     "# x: step\n"
+                     "# y: y (units)\n"
+                     "# series 0: a\n"
+                     "0 0.5\n"
+                     "1 NaN\n"
+                     "2.5 -0.001\n"
+                     "\n\n"
+                     "# series 1\n"
+                     "0 NaN\n"
+                     "1 NaN\n"
+                     "2.5 0.30000000000000004\n"
+                     "\n\n"
+                     "# series 2: b\n"
+                     "0 0.3333333333333333\n"
+                     "1 1e+300\n");
+    free(dat);
+}
+END_TEST
+
+START_TEST(test_series_data_is_copied)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("c"), NULL, NULL, NULL, &err);
+    ck_assert_ptr_nonnull(p);
+    double x[2] = { 1, 2 }, y[2] = { 10, 20 };
+    ck_assert_int_eq(plot_add_series(p, "s", x, y, 2, &err), 0);
+    x[0] = y[0] = -7; /* after the copy: must not show */
+    char *gp = script_of(p, "c");
+    free(gp);
+    char *dat = slurp(in_tmp("c.dat"));
+    ck_assert_str_eq(dat, "# series 0: s\n1 10\n2 20\n");
+    free(dat);
+}
+END_TEST
+
+START_TEST(test_control_chars_become_spaces)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("cc"), "two\nlines", "x\tunit", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[1] = { 1 };
+    ck_assert_int_eq(plot_add_series(p, "a\r\nb", NULL, y, 1, &err), 0);
+    char *gp = script_of(p, "cc");
+    assert_contains(gp, "set title 'two lines'\n");
+    assert_contains(gp, "set xlabel 'x unit'\n");
+    assert_contains(gp, "title 'a  b'");
+    free(gp);
+    char *dat = slurp(in_tmp("cc.dat"));
+    ck_assert_str_eq(dat, "# two lines\n# x: x unit\n# y: y\n"
+                          "# series 0: a  b\n0 1\n");
+    free(dat);
+}
+END_TEST
+
+/* ---- the script --------------------------------------------------------- */
+
+START_TEST(test_script_quotes_texts)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("q"), "say \"hi\" \\ it's `touch pwned`",
+                       "o'clock", "back\\slash", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[2] = { 1, 2 };
+    ck_assert_int_eq(plot_add_series(p, "it's", NULL, y, 2, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 1, "a'b\"c", &err), 0);
+    char *gp = script_of(p, "q");
+    assert_contains(gp, "set title 'say \"hi\" \\ it''s `touch pwned`'\n");
+    assert_contains(gp, "set xlabel 'o''clock'\n");
+    assert_contains(gp, "set ylabel 'back\\slash'\n");
+    assert_contains(gp, "title 'it''s'");
+    assert_contains(gp, "set label 'a''b\"c' at first 1,");
+    free(gp);
+}
+END_TEST
+
+START_TEST(test_script_layout)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("lay"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[3] = { 3, 2, 1 };
+    ck_assert_int_eq(plot_add_series(p, "train", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "eval", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "", NULL, y, 1, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 120, "spike", &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, -5, NULL, &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, 448, "E4M3 max", &err), 0);
+    char *gp = script_of(p, "lay");
+    assert_contains(gp, "set datafile missing 'NaN'\n");
+    assert_contains(gp, "set terminal pngcairo noenhanced size 960, 600\n");
+    assert_contains(gp, "dat = dir.'lay'.'.dat'\n");
+    assert_contains(gp, "set xrange [*<-5 : 120<*]\n");
+    assert_contains(gp, "set arrow from first 120, graph 0 to first 120, "
+                        "graph 1 nohead");
+    assert_contains(gp, "set arrow from first -5, graph 0");
+    assert_contains(gp, "set label 'spike' at first 120, graph 0.96");
+    assert_contains(gp, "set label 'E4M3 max' at graph 0.01, first 448");
+    assert_contains(gp, "plot dat index 0 using 1:2 with lines linewidth 2 "
+                        "title 'train', \\\n");
+    assert_contains(gp, "dat index 1 using 1:2 with lines linewidth 2 "
+                        "title 'eval', \\\n");
+    assert_contains(gp, "dat index 2 using 1:2 with points pointtype 7 "
+                        "notitle, \\\n");
+    assert_contains(gp, "448 with lines dashtype 3");
+    ck_assert_ptr_null(strstr(gp, "logscale"));
+    ck_assert_ptr_null(strstr(gp, "no finite data"));
+    free(gp);
+}
+END_TEST
+
+START_TEST(test_script_log_y)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("log"), "t", "step", "amax", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[3] = { 1, 10, 100 };
+    ck_assert_int_eq(plot_add_series(p, "amax", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, 0, "zero", &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, 448, NULL, &err), 0);
+    plot_set_log_y(p, true);
+    char *gp = script_of(p, "log");
+    assert_contains(gp, "set logscale y\n");
+    assert_contains(gp, "448 with lines");
+    /* y = 0 cannot sit on a log axis: neither line nor label */
+    ck_assert_ptr_null(strstr(gp, "'zero'"));
+    ck_assert_ptr_null(strstr(gp, "0 with lines"));
+    free(gp);
+}
+END_TEST
+
+START_TEST(test_script_nothing_drawable)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("nan"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double x[3] = { 2, 3, 4 };
+    const double y[3] = { NAN, INFINITY, NAN };
+    ck_assert_int_eq(plot_add_series(p, "loss", x, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 10, "end", &err), 0);
+    char *gp = script_of(p, "nan");
+    assert_contains(gp, "set xrange [2:10]\n");
+    assert_contains(gp, "set yrange [0:1]\n");
+    assert_contains(gp, "no finite data to plot");
+    free(gp);
+
+    /* on a log axis, values <= 0 are not drawable either */
+    p = plot_new(in_tmp("neg"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y2[2] = { 0, -1 };
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y2, 2, &err), 0);
+    plot_set_log_y(p, true);
+    gp = script_of(p, "neg");
+    assert_contains(gp, "set xrange [0:1]\n");
+    assert_contains(gp, "set yrange [1:10]\n");
+    free(gp);
+}
+END_TEST
+
+/* ---- folders ------------------------------------------------------------ */
+
+START_TEST(test_creates_folders)
+{
+    lab_error err = {{0}};
+    plot *p = small_plot("a/b/c/amax");
+    no_gnuplot();
+    ck_assert_int_eq(plot_render(p, NULL, &err), PLOT_NO_GNUPLOT);
+    plot_free(p);
+    ck_assert(exists(in_tmp("a/b/c/amax.dat")));
+    ck_assert(exists(in_tmp("a/b/c/amax.gp")));
+    ck_assert(!exists(in_tmp("a/b/c/amax.png")));
+    ck_assert_int_eq(count_entries(in_tmp("a/b/c")), 2); /* no temp files */
+}
+END_TEST
+
+START_TEST(test_folder_blocked_by_file)
+{
+    lab_error err = {{0}};
+    write_text(in_tmp("f"), "a file\n", 0644);
+    plot *p = small_plot("f/sub/amax");
+    no_gnuplot();
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    plot_free(p);
+    char want[PATH_SIZE + 64];
+    snprintf(want, sizeof want, "plot: cannot create folder %s: a file of "
+             "that name is in the way", in_tmp("f"));
+    ck_assert_str_eq(err.msg, want);
+}
+END_TEST
+
+/* ---- without gnuplot ---------------------------------------------------- */
+
+START_TEST(test_missing_gnuplot_by_env)
+{
+    lab_error err = {{0}};
+    no_gnuplot();
+    ck_assert(!plot_gnuplot_available());
+    write_text(in_tmp("amax.png"), "an old image\n", 0644);
+    plot *p = small_plot("amax");
+    plot_options opt = { .preview = stdout };
+    ck_assert_int_eq(plot_render(p, &opt, &err), PLOT_NO_GNUPLOT);
+    plot_free(p);
+    assert_contains(err.msg, "gnuplot not found");
+    assert_contains(err.msg, "sudo apt-get install gnuplot-nox");
+    assert_contains(err.msg, in_tmp("no-such-gnuplot"));
+    assert_contains(err.msg, in_tmp("amax.dat"));
+    assert_contains(err.msg, in_tmp("amax.gp"));
+    ck_assert(exists(in_tmp("amax.dat")));
+    ck_assert(exists(in_tmp("amax.gp")));
+    ck_assert(!exists(in_tmp("amax.png"))); /* the old one is gone */
+}
+END_TEST
+
+START_TEST(test_missing_gnuplot_on_path)
+{
+    lab_error err = {{0}};
+    unsetenv("GNUPLOT");
+    setenv("PATH", tmp, 1); /* an empty folder */
+    ck_assert(!plot_gnuplot_available());
+    plot *p = small_plot("amax");
+    ck_assert_int_eq(plot_render(p, NULL, &err), PLOT_NO_GNUPLOT);
+    plot_free(p);
+    char want[3 * PATH_SIZE];
+    snprintf(want, sizeof want, "gnuplot not found: install it with `sudo "
+             "apt-get install gnuplot-nox` (data and script written to %s, "
+             "%s)", in_tmp("amax.dat"), in_tmp("amax.gp"));
+    ck_assert_str_eq(err.msg, want);
+}
+END_TEST
+
+START_TEST(test_gnuplot_not_executable)
+{
+    write_text(in_tmp("gnuplot"), "#!/bin/sh\nexit 0\n", 0644);
+    setenv("GNUPLOT", in_tmp("gnuplot"), 1);
+    ck_assert(!plot_gnuplot_available());
+    unsetenv("GNUPLOT");
+    setenv("PATH", tmp, 1);
+    ck_assert(!plot_gnuplot_available());
+    ck_assert_int_eq(chmod(in_tmp("gnuplot"), 0755), 0);
+    ck_assert(plot_gnuplot_available()); /* found on $PATH now */
+}
+END_TEST
+
+/* ---- gnuplot failing (a stand-in program) ------------------------------- */
+
+START_TEST(test_gnuplot_error_reported)
+{
+    lab_error err = {{0}};
+    fake_gnuplot("echo >&2\n"
+                 "echo 'plot foo' >&2\n"
+                 "echo '     ^' >&2\n"
+                 "echo \"\\\"$4\\\" line 3: warning: just a warning\" >&2\n"
+                 "echo \"\\\"$4\\\" line 7: undefined variable: foo\" >&2\n"
+                 "exit 1\n");
+    write_text(in_tmp("amax.png"), "an old image\n", 0644);
+    plot *p = small_plot("amax");
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    plot_free(p);
+    char want[PATH_SIZE + 64];
+    snprintf(want, sizeof want, "gnuplot failed on %s: line 7: undefined "
+             "variable: foo", in_tmp("amax.gp"));
+    ck_assert_str_eq(err.msg, want);
+    ck_assert(!exists(in_tmp("amax.png")));
+    ck_assert_int_eq(count_entries(tmp), 3); /* bin, amax.dat, amax.gp */
+}
+END_TEST
+
+START_TEST(test_gnuplot_error_without_message)
+{
+    lab_error err = {{0}};
+    fake_gnuplot("exit 3\n");
+    plot *p = small_plot("amax");
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    plot_free(p);
+    assert_contains(err.msg, "gnuplot failed on ");
+    assert_contains(err.msg, ": exit status 3");
+}
+END_TEST
+
+START_TEST(test_gnuplot_writes_nothing)
+{
+    lab_error err = {{0}};
+    fake_gnuplot("exit 0\n");
+    plot *p = small_plot("amax");
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    plot_free(p);
+    assert_contains(err.msg, "it wrote nothing");
+    ck_assert(!exists(in_tmp("amax.png")));
+}
+END_TEST
+
+START_TEST(test_gnuplot_writes_junk)
+{
+    lab_error err = {{0}};
+    /* $3 is: out = '<file>' */
+    fake_gnuplot("out=$(printf '%s' \"$3\" | "
+                 "sed \"s/^out = '\\(.*\\)'$/\\1/\")\n"
+                 "echo 'not an image' > \"$out\"\n"
+                 "exit 0\n");
+    plot *p = small_plot("amax");
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    plot_free(p);
+    assert_contains(err.msg, "its output is not a PNG image");
+    ck_assert(!exists(in_tmp("amax.png")));
+    ck_assert_int_eq(count_entries(tmp), 3); /* the junk is removed too */
+}
+END_TEST
+
+/* ---- bad arguments ------------------------------------------------------ */
+
+START_TEST(test_new_rejects_bad_stems)
+{
+    lab_error err = {{0}};
+    ck_assert_ptr_null(plot_new(NULL, "t", "x", "y", &err));
+    ck_assert_str_eq(err.msg, "plot_new: the output stem is empty");
+    err.msg[0] = '\0';
+    ck_assert_ptr_null(plot_new("", "t", "x", "y", &err));
+    ck_assert_str_eq(err.msg, "plot_new: the output stem is empty");
+    ck_assert_ptr_null(plot_new("build/plots/", "t", "x", "y", &err));
+    assert_contains(err.msg, "stem 'build/plots/' names a folder");
+    ck_assert_ptr_null(plot_new("build/a\nb", "t", "x", "y", &err));
+    assert_contains(err.msg, "contains a control character");
+    ck_assert_ptr_null(plot_new(NULL, "t", "x", "y", NULL)); /* no err */
+}
+END_TEST
+
+START_TEST(test_add_series_rejects)
+{
+    lab_error err = {{0}};
+    const double y[2] = { 1, 2 };
+    ck_assert_int_eq(plot_add_series(NULL, "s", NULL, y, 2, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_add_series: no plot (NULL) for series "
+                              "'s'");
+    plot *p = plot_new("build/x", "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_series(p, "s", NULL, NULL, 2, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_add_series: series 's' of build/x has "
+                              "no y values (NULL)");
+    ck_assert_int_eq(plot_add_series(p, "s", NULL, y, 0, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_add_series: series 's' of build/x has "
+                              "no points (n = 0)");
+    ck_assert_int_eq(plot_add_series(p, "s", NULL, y, 0, NULL), -1);
+    plot_free(p);
+}
+END_TEST
+
+START_TEST(test_markers_reject_non_finite)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new("build/x", "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_vline(p, NAN, "spike", &err), -1);
+    assert_contains(err.msg, "plot_add_vline: line 'spike' of build/x is at "
+                             "nan; it must be finite");
+    ck_assert_int_eq(plot_add_hline(p, -INFINITY, NULL, &err), -1);
+    assert_contains(err.msg, "plot_add_hline:");
+    ck_assert_int_eq(plot_add_vline(NULL, 1, NULL, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_add_vline: no plot (NULL)");
+    plot_set_log_y(NULL, true); /* harmless */
+    plot_free(NULL);
+    plot_free(p);
+}
+END_TEST
+
+START_TEST(test_render_rejects)
+{
+    lab_error err = {{0}};
+    ck_assert_int_eq(plot_render(NULL, NULL, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_render: no plot (NULL)");
+    plot *p = plot_new(in_tmp("e"), "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    assert_contains(err.msg, "has no series");
+    ck_assert(!exists(in_tmp("e.dat")));
+    const double y[1] = { 1 };
+    ck_assert_int_eq(plot_add_series(p, "s", NULL, y, 1, &err), 0);
+    plot_options opt = { .width = -1 };
+    ck_assert_int_eq(plot_render(p, &opt, &err), -1);
+    assert_contains(err.msg, "image size -1x600");
+    opt = (plot_options){ .preview_cols = 3 };
+    ck_assert_int_eq(plot_render(p, &opt, &err), -1);
+    assert_contains(err.msg, "preview size 3x30");
+    plot_free(p);
+}
+END_TEST
+
+/* ---- with gnuplot ------------------------------------------------------- */
+
+START_TEST(test_png_written)
+{
+    render_ok(small_plot("out/amax"), NULL);
+    assert_png(in_tmp("out/amax.png"), PLOT_DEFAULT_WIDTH,
+               PLOT_DEFAULT_HEIGHT);
+    ck_assert_int_eq(count_entries(in_tmp("out")), 3); /* dat, gp, png */
+
+    plot_options opt = { .width = 640, .height = 400 };
+    render_ok(small_plot("out/amax"), &opt); /* over the old files */
+    assert_png(in_tmp("out/amax.png"), 640, 400);
+    ck_assert_int_eq(count_entries(in_tmp("out")), 3);
+}
+END_TEST
+
+START_TEST(test_preview_has_title)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    plot_options opt = { .preview = f, .preview_cols = 80,
+                         .preview_rows = 24 };
+    render_ok(small_plot("amax"), &opt);
+    assert_png(in_tmp("amax.png"), PLOT_DEFAULT_WIDTH, PLOT_DEFAULT_HEIGHT);
+    char *text = slurp_stream(f);
+    fclose(f);
+    assert_contains(text, "amax per step");
+    assert_contains(text, "step");
+    ck_assert_int_ne(text[0], '\f');
+    int lines = 0;
+    for (char *line = text; *line; lines++) {
+        size_t len = strcspn(line, "\n");
+        ck_assert_msg(len <= 80, "preview line %d is %zu wide", lines, len);
+        line += len + (line[len] == '\n');
+    }
+    ck_assert_int_ge(lines, 20);
+    ck_assert_int_le(lines, 25);
+    free(text);
+    ck_assert(!exists(in_tmp("amax.txt")));
+    ck_assert_int_eq(count_entries(tmp), 3);
+}
+END_TEST
+
+START_TEST(test_quoted_texts_render)
+{
+    lab_error err = {{0}};
+    char title[PATH_SIZE + 64];
+    snprintf(title, sizeof title, "say \"hi\" \\ it's `touch %s`",
+             in_tmp("pwned"));
+    plot *p = plot_new(in_tmp("q"), title, "o'clock \\n", "\"y\"", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[3] = { 1, 3, 2 };
+    ck_assert_int_eq(plot_add_series(p, "it's \"q\"", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 1, "a'b\\", &err), 0);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    plot_options opt = { .preview = f, .preview_cols = 200 };
+    render_ok(p, &opt);
+    assert_png(in_tmp("q.png"), 0, 0);
+    char *text = slurp_stream(f);
+    fclose(f);
+    assert_contains(text, title);
+    assert_contains(text, "o'clock \\n");
+    assert_contains(text, "it's \"q\"");
+    assert_contains(text, "a'b\\");
+    free(text);
+    ck_assert(!exists(in_tmp("pwned")));
+}
+END_TEST
+
+START_TEST(test_nan_data_renders)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("nan"), "with gaps", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double x[6] = { 0, 1, NAN, 3, 4, 5 };
+    const double y[6] = { 1, NAN, 2, INFINITY, -INFINITY, 0.5 };
+    const double all_nan[3] = { NAN, NAN, NAN };
+    ck_assert_int_eq(plot_add_series(p, "loss", x, y, 6, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "diverged", NULL, all_nan, 3, &err),
+                     0);
+    plot_set_log_y(p, true);
+    render_ok(p, NULL);
+    assert_png(in_tmp("nan.png"), PLOT_DEFAULT_WIDTH, PLOT_DEFAULT_HEIGHT);
+}
+END_TEST
+
+START_TEST(test_nothing_drawable_renders)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("none"), "all NaN", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[3] = { NAN, INFINITY, NAN };
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 1, "spike", &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, 2, "ref", &err), 0);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    plot_options opt = { .preview = f };
+    render_ok(p, &opt);
+    assert_png(in_tmp("none.png"), PLOT_DEFAULT_WIDTH, PLOT_DEFAULT_HEIGHT);
+    char *text = slurp_stream(f);
+    fclose(f);
+    assert_contains(text, "no finite data to plot");
+    free(text);
+
+    p = plot_new(in_tmp("neg"), "log of <= 0", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y2[3] = { 0, -1, -2 };
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y2, 3, &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, -1, "below zero", &err), 0);
+    plot_set_log_y(p, true);
+    render_ok(p, NULL);
+    assert_png(in_tmp("neg.png"), PLOT_DEFAULT_WIDTH, PLOT_DEFAULT_HEIGHT);
+}
+END_TEST
+
+/* Runs gnuplot on script from folder cwd, as a person would; exit status. */
+static int run_gnuplot_in(const char *cwd, const char *script)
+{
+    const char *prog = getenv("GNUPLOT");
+    if (!prog || !*prog)
+        prog = "gnuplot";
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (chdir(cwd) != 0)
+            _exit(126);
+        execlp(prog, prog, script, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(test_script_runs_from_anywhere)
+{
+    render_ok(small_plot("out/amax"), NULL);
+    char gp[PATH_SIZE];
+    snprintf(gp, sizeof gp, "%s", in_tmp("out/amax.gp"));
+
+    ck_assert_int_eq(unlink(in_tmp("out/amax.png")), 0);
+    ck_assert_int_eq(run_gnuplot_in("/", gp), 0);
+    assert_png(in_tmp("out/amax.png"), PLOT_DEFAULT_WIDTH,
+               PLOT_DEFAULT_HEIGHT);
+
+    ck_assert_int_eq(unlink(in_tmp("out/amax.png")), 0);
+    ck_assert_int_eq(run_gnuplot_in(in_tmp("out"), "amax.gp"), 0);
+    assert_png(in_tmp("out/amax.png"), PLOT_DEFAULT_WIDTH,
+               PLOT_DEFAULT_HEIGHT);
+
+    /* moved: the folder recorded in the script is gone */
+    ck_assert_int_eq(unlink(in_tmp("out/amax.png")), 0);
+    ck_assert_int_eq(rename(in_tmp("out"), in_tmp("moved")), 0);
+    ck_assert_int_eq(run_gnuplot_in(tmp, "moved/amax.gp"), 0);
+    assert_png(in_tmp("moved/amax.png"), PLOT_DEFAULT_WIDTH,
+               PLOT_DEFAULT_HEIGHT);
+    ck_assert(!exists(in_tmp("out")));
+}
+END_TEST
+
+START_TEST(test_gnuplot_named_on_path)
+{
+    setenv("GNUPLOT", "gnuplot", 1); /* a name, looked up on $PATH */
+    ck_assert(plot_gnuplot_available());
+    render_ok(small_plot("amax"), NULL);
+    assert_png(in_tmp("amax.png"), 0, 0);
+}
+END_TEST
+
+/* ---- running ------------------------------------------------------------ */
+
+#define CORE_TESTS(X)                                                         \
+    X(test_dat_exact) X(test_series_data_is_copied)                           \
+    X(test_control_chars_become_spaces) X(test_script_quotes_texts)           \
+    X(test_script_layout) X(test_script_log_y)                                \
+    X(test_script_nothing_drawable) X(test_creates_folders)                   \
+    X(test_folder_blocked_by_file) X(test_missing_gnuplot_by_env)             \
+    X(test_missing_gnuplot_on_path) X(test_gnuplot_not_executable)            \
+    X(test_gnuplot_error_reported) X(test_gnuplot_error_without_message)      \
+    X(test_gnuplot_writes_nothing) X(test_gnuplot_writes_junk)                \
+    X(test_new_rejects_bad_stems) X(test_add_series_rejects)                  \
+    X(test_markers_reject_non_finite) X(test_render_rejects)
+
+#define GNUPLOT_TESTS(X)                                                      \
+    X(test_png_written) X(test_preview_has_title) X(test_quoted_texts_render) \
+    X(test_nan_data_renders) X(test_nothing_drawable_renders)                 \
+    X(test_script_runs_from_anywhere) X(test_gnuplot_named_on_path)
+
+int main(void)
+{
+    Suite *s = suite_create("plot");
+    TCase *core = tcase_create("core");
+    tcase_add_checked_fixture(core, setup, teardown);
+#define ADD_CORE(t) tcase_add_test(core, t);
+    CORE_TESTS(ADD_CORE)
+    suite_add_tcase(s, core);
+
+    int skipped = 0;
+    if (plot_gnuplot_available()) {
+        TCase *g = tcase_create("gnuplot");
+        tcase_add_checked_fixture(g, setup, teardown);
+        tcase_set_timeout(g, 60);
+#define ADD_GNUPLOT(t) tcase_add_test(g, t);
+        GNUPLOT_TESTS(ADD_GNUPLOT)
+        suite_add_tcase(s, g);
+    } else {
+#define SKIP(t) printf("SKIP: gnuplot not found (%s)\n", #t), skipped++;
+        GNUPLOT_TESTS(SKIP)
+    }
+
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    if (failed != 0)
+        return EXIT_FAILURE;
+    return skipped ? 77 : EXIT_SUCCESS;
+}
