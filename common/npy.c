@@ -620,18 +620,26 @@ static int write_stream(const char *path, const char *tmp, FILE *f, const unsign
     return 0;
 }
 
-/* Creates tmp (which must not exist), writes the file into it and renames it
- * over path. Leaves no tmp behind on failure. */
-static int write_atomically(const char *path, const char *tmp, const unsigned char *prelude,
+/* Creates a fresh temporary file from the template tmp ("...XXXXXX", which
+ * mkstemp fills in), writes the file into it and renames it over path. Leaves
+ * no temporary file behind on failure. */
+static int write_atomically(const char *path, char *tmp, const unsigned char *prelude,
                             size_t prelude_len, const void *data, size_t bytes, lab_error *err)
 {
     int fd, rc;
     FILE *f;
 
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd = mkstemp(tmp);
     if (fd < 0)
         return lab_errorf(err, "%s: cannot create temporary file %s: %s", path, tmp,
                           strerror(errno));
+    /* mkstemp makes the file private (0600); a saved array is an ordinary file. */
+    if (fchmod(fd, 0644) != 0) {
+        rc = lab_errorf(err, "%s: cannot set the mode of %s: %s", path, tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return rc;
+    }
     f = fdopen(fd, "wb");
     if (!f) {
         rc = lab_errorf(err, "%s: cannot open temporary file %s: %s", path, tmp,
@@ -682,7 +690,7 @@ int npy_save(const char *path, npy_dtype dtype, int ndim, const size_t *shape,
     tmp = malloc(tmp_cap);
     if (!tmp)
         return lab_errorf(err, "%s: cannot allocate the temporary file name", path);
-    snprintf(tmp, tmp_cap, "%s.tmp.%ld", path, (long) getpid());
+    snprintf(tmp, tmp_cap, "%s.tmp.XXXXXX", path);
     rc = write_atomically(path, tmp, prelude, prelude_len, data, bytes, err);
     free(tmp);
     return rc;

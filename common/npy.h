@@ -72,7 +72,8 @@ int npy_load_expect(const char *path, npy_dtype dtype, int ndim, const size_t *s
 
 /* Writes a version 1.0 .npy file holding the product-of-shape values at data
  * (C order). shape may be NULL when ndim is 0; data may be NULL when there
- * are no values. The file is written to "<path>.tmp.<pid>" beside it, flushed
+ * are no values. The file is written to a fresh "<path>.tmp.XXXXXX" beside it
+ * (mkstemp, mode 0644), flushed
  * to disk, then renamed over path, so path is either left as it was or
  * replaced whole; the temporary file is removed on failure. */
 int npy_save(const char *path, npy_dtype dtype, int ndim, const size_t *shape,
