@@ -63,9 +63,11 @@ SH_TESTS    := $(wildcard tests/common/test_*.sh)
 ORACLE_SRCS := $(wildcard tests/oracle/*.cpp)
 ORACLE_BINS := $(if $(CUDA_INC),$(ORACLE_SRCS:tests/oracle/%.cpp=$(BUILD)/tests/oracle_%))
 
-# GPU tests: built with nvcc, run only where gpuprobe finds a GPU.
+# GPU tests: built with nvcc, run only where gpuprobe finds a GPU. The
+# sanitizers do not reach device code, so a SANITIZE=1 build leaves them out.
 GPU_SRCS := $(wildcard tests/gpu/*.cu)
-GPU_BINS := $(if $(NVCC),$(GPU_SRCS:tests/gpu/%.cu=$(BUILD)/tests/gpu_%))
+GPU_SKIP := $(if $(SANFLAGS),not built with SANITIZE=1,$(if $(NVCC),,nvcc not found (set CUDA_HOME or NVCC)))
+GPU_BINS := $(if $(GPU_SKIP),,$(GPU_SRCS:tests/gpu/%.cu=$(BUILD)/tests/gpu_%))
 
 BENCH_SRCS := $(wildcard tests/bench/*.cpp)
 BENCH_BINS := $(if $(CUDA_INC),$(BENCH_SRCS:tests/bench/%.cpp=$(BUILD)/bench/%))
@@ -161,9 +163,9 @@ $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH
 	@{ $(foreach t,$(UNIT_BINS),echo '$(notdir $(t))|run|$(t)';) \
 	   $(foreach t,$(SH_TESTS),echo '$(basename $(notdir $(t)))|run|sh $(t) $(FP8_CLI)';) \
 	   $(if $(CUDA_INC),$(foreach t,$(ORACLE_BINS),echo '$(notdir $(t))|run|$(t)';),\
-	     $(foreach t,$(ORACLE_SRCS),echo '$(basename $(notdir $(t)))|skip|cuda_fp8.h not found (set CUDA_HOME)';)) \
-	   $(if $(NVCC),$(foreach t,$(GPU_BINS),echo '$(notdir $(t))|gpu|$(t)';),\
-	     $(foreach t,$(GPU_SRCS),echo '$(basename $(notdir $(t)))|skip|nvcc not found (set CUDA_HOME or NVCC)';)) \
+	     $(foreach t,$(ORACLE_SRCS),echo 'oracle_$(basename $(notdir $(t)))|skip|cuda_fp8.h not found (set CUDA_HOME)';)) \
+	   $(if $(GPU_SKIP),$(foreach t,$(GPU_SRCS),echo 'gpu_$(basename $(notdir $(t)))|skip|$(GPU_SKIP)';),\
+	     $(foreach t,$(GPU_BINS),echo '$(notdir $(t))|gpu|$(t)';)) \
 	   true; } > $@.tmp && mv $@.tmp $@
 
 test: $(MANIFEST) | deps-test

@@ -32,8 +32,8 @@
 
 /* ---- the table ------------------------------------------------------------ */
 
-#define OFP8 "OCP 8-bit Floating Point Specification (OFP8) rev 1.0, Table 1"
-#define MX "OCP Microscaling Formats (MX) Specification v1.0, section 5"
+#define OFP8 "OCP 8-bit Floating Point Specification (OFP8) rev 1.0"
+#define MX "OCP Microscaling Formats (MX) Specification v1.0"
 
 static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
     [FP8_E4M3] = {
@@ -55,7 +55,7 @@ static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
         .max_finite = 57344.0f, .min_normal = 0x1p-14f, .min_subnormal = 0x1p-16f,
     },
     [FP8_E8M0] = {
-        .name = "e8m0", .title = "E8M0 (MX shared scale)", .source = MX " (5.4.1)",
+        .name = "e8m0", .title = "E8M0 (MX shared scale)", .source = MX ", scale data type",
         .bits = 8, .exp_bits = 8, .man_bits = 0, .bias = 127,
         .has_sign = false, .has_zero = false, .has_subnormals = false,
         .has_inf = false, .nan_kind = FP8_NAN_ALL_ONES,
@@ -64,7 +64,7 @@ static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
         .max_finite = 0x1p127f, .min_normal = 0x1p-127f, .min_subnormal = 0x1p-127f,
     },
     [FP8_E2M1] = {
-        .name = "e2m1", .title = "E2M1 (MXFP4 element)", .source = MX " (5.3.3)",
+        .name = "e2m1", .title = "E2M1 (MXFP4 element)", .source = MX ", FP4 element type",
         .bits = 4, .exp_bits = 2, .man_bits = 1, .bias = 1,
         .has_sign = true, .has_zero = true, .has_subnormals = true,
         .has_inf = false, .nan_kind = FP8_NAN_NONE,
@@ -73,7 +73,7 @@ static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
         .max_finite = 6.0f, .min_normal = 1.0f, .min_subnormal = 0.5f,
     },
     [FP8_E3M2] = {
-        .name = "e3m2", .title = "E3M2 (MXFP6 element)", .source = MX " (5.3.2)",
+        .name = "e3m2", .title = "E3M2 (MXFP6 element)", .source = MX ", FP6 element type",
         .bits = 6, .exp_bits = 3, .man_bits = 2, .bias = 3,
         .has_sign = true, .has_zero = true, .has_subnormals = true,
         .has_inf = false, .nan_kind = FP8_NAN_NONE,
@@ -82,7 +82,7 @@ static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
         .max_finite = 28.0f, .min_normal = 0.25f, .min_subnormal = 0.0625f,
     },
     [FP8_E2M3] = {
-        .name = "e2m3", .title = "E2M3 (MXFP6 element)", .source = MX " (5.3.2)",
+        .name = "e2m3", .title = "E2M3 (MXFP6 element)", .source = MX ", FP6 element type",
         .bits = 6, .exp_bits = 2, .man_bits = 3, .bias = 1,
         .has_sign = true, .has_zero = true, .has_subnormals = true,
         .has_inf = false, .nan_kind = FP8_NAN_NONE,

@@ -1,0 +1,359 @@
+#!/bin/sh
+# test_cli.sh - checks the fp8 explorer (common/fp8cli.c) against answers
+# worked out by hand from the OCP OFP8 and MX specifications.
+#
+#   sh tests/common/test_cli.sh build/bin/fp8
+#
+# Each check runs fp8 and looks for one exact line (runs of blanks squeezed to
+# one, leading blanks dropped, so column widths do not matter), a fragment of
+# a line, a count of lines or an exit status. Exit status 0 when every check
+# passes, 1 otherwise; each failure prints the command, what was expected and
+# what came out.
+#
+# The arithmetic behind the expected values is in the comments: E4M3 has bias
+# 7, 3 mantissa bits and max 448 = 1.110b x 2^8 (0x7e); E5M2 bias 15, 2
+# mantissa bits, max 57344 = 1.11b x 2^15 (0x7b), inf 0x7c.
+
+FP8=$1
+if [ -z "$FP8" ]; then
+    echo "usage: sh test_cli.sh path/to/fp8" >&2
+    exit 1
+fi
+if [ ! -x "$FP8" ]; then
+    echo "test_cli.sh: '$FP8' is not an executable" >&2
+    exit 1
+fi
+
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+passed=0
+failed=0
+CMD=
+
+# run ARGS...: runs fp8, keeping stdout, stderr and the exit status.
+run() {
+    CMD="fp8 $*"
+    "$FP8" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    sed -e 's/  */ /g' -e 's/^ //' "$TMP/out" >"$TMP/norm"
+}
+
+pass() { passed=$((passed + 1)); }
+
+# fail WHAT EXPECTED GOT
+fail() {
+    failed=$((failed + 1))
+    printf 'FAIL: %s\n  %s\n  expected: %s\n  got:      %s\n' "$CMD" "$1" "$2" "$3"
+}
+
+# The first output line that starts with the same word as $1, to show on failure.
+same_label() {
+    grep -F -- "${1%% *}" "$TMP/norm" | head -n 1
+}
+
+# line TEXT: stdout has this exact line (blanks squeezed).
+line() {
+    if grep -Fxq -- "$1" "$TMP/norm"; then pass; else fail "line" "$1" "$(same_label "$1")"; fi
+}
+
+# contains TEXT: some stdout line contains TEXT.
+contains() {
+    if grep -Fq -- "$1" "$TMP/norm"; then pass; else fail "text" "$1" "(not found)"; fi
+}
+
+# count PATTERN N: N stdout lines match the basic regular expression PATTERN.
+count() {
+    n=$(grep -c -- "$1" "$TMP/norm")
+    if [ "$n" -eq "$2" ]; then pass; else fail "lines matching '$1'" "$2" "$n"; fi
+}
+
+# status N: the exit status was N.
+status() {
+    if [ "$rc" -eq "$1" ]; then pass; else fail "exit status" "$1" "$rc"; fi
+}
+
+# error TEXT: exit status 2, nothing on stdout, TEXT and the hint on stderr.
+error() {
+    status 2
+    if [ -s "$TMP/out" ]; then fail "stdout" "(empty)" "$(head -n 1 "$TMP/out")"; else pass; fi
+    if grep -Fq -- "$1" "$TMP/err"; then pass; else fail "stderr" "$1" "$(head -n 1 "$TMP/err")"; fi
+    if grep -Fq -- "see fp8 --help" "$TMP/err"; then pass; else
+        fail "stderr" "see fp8 --help" "$(tail -n 1 "$TMP/err")"; fi
+}
+
+# ---- explain ------------------------------------------------------------------
+
+# 3.14 is 1.57 x 2^1: exponent field 1 + 7 = 8 = 1000b, spacing 2^(1-3) = 0.25.
+# Its neighbours are 3 = 1.100b x 2 (0x44) and 3.25 = 1.101b x 2 (0x45); the
+# float 3.14000010490417... is 0.11 from 3.25 and 0.14 from 3, so up.
+run explain 3.14 -f e4m3
+status 0
+line "3.14 in E4M3 (OCP E4M3FN), rounding to nearest, ties to even"
+line "as float 3.1400001 (0x1.91eb86p+1, the nearest float)"
+line "code 0x45 = 0 1000 101 (s eeee mmm)"
+line "sign 0 (+)"
+line "exponent 1000b = 8, unbiased 8 - 7 = 1"
+line "mantissa 101b = 5: significand 1 + 5/8 = 1.625"
+line "class normal"
+line "formula (-1)^0 x 1.101b x 2^(8-7) = 1.625 x 2^1 = 3.25"
+line "stored 3.25 (0x1.ap+1)"
+# 3.25 - 3.1400001049041748046875 = 0.1099998950958251953125, 3.503% of it
+line "error +0.109999895 absolute, +3.5% relative (stored - input)"
+line "below 3 (0x44)"
+line "above 3.25 (0x45)"
+contains "rounded up to nearest"
+contains "saturation on (default)"
+
+# The same with --format, an upper-case name and the -0.5 style of value.
+run explain 3.14 --format E4M3
+line "code 0x45 = 0 1000 101 (s eeee mmm)"
+run explain -3.14 --format=fp8_e4m3
+line "code 0xc5 = 1 1000 101 (s eeee mmm)"
+line "stored -3.25 (-0x1.ap+1)"
+line "below -3.25 (0xc5)"
+line "above -3 (0xc4)"
+
+# Other roundings: toward zero keeps 3, away from zero takes 3.25.
+run explain 3.14 --round zero
+line "stored 3 (0x1.8p+1)"
+contains "toward zero"
+run explain 3.14 -r away
+line "stored 3.25 (0x1.ap+1)"
+contains "away from zero"
+
+# 464 is halfway between max 448 = 1.110b x 2^8 (0x7e, mantissa even) and the
+# next step 448 + 2^(8-3) = 480, which is past max: the tie goes to 448.
+run explain 464
+line "code 0x7e = 0 1111 110 (s eeee mmm)"
+line "stored 448 (0x1.cp+8)"
+line "class max"
+line "error -16 absolute, -3.45% relative (stored - input)"
+line "above none (out of range)"
+contains "tie, to even"
+
+# 500 is past the midpoint 464, so it rounds to 480: past max.
+run explain 500
+line "code 0x7e = 0 1111 110 (s eeee mmm)"
+contains "saturated to max finite"
+run explain 500 --no-saturate
+line "code 0x7f = 0 1111 111 (s eeee mmm)"
+line "stored NaN"
+line "class NaN"
+contains "overflow -> NaN"
+run explain -500 --no-saturate
+line "code 0xff = 1 1111 111 (s eeee mmm)"
+# Rounding toward zero never overflows, saturating or not.
+run explain 500 --no-saturate --round zero
+line "code 0x7e = 0 1111 110 (s eeee mmm)"
+
+# E5M2 around 500: 2^8..2^9 in steps of 2^(8-2) = 64, so 448 (0 10111 11 =
+# 0x5f) and 512 = 2^9 (0 11000 00 = 0x60); 500 is 12 from 512.
+run explain 500 -f e5m2
+line "500 in E5M2, rounding to nearest, ties to even"
+line "code 0x60 = 0 11000 00 (s eeeee mm)"
+line "formula (-1)^0 x 1.00b x 2^(24-15) = 1 x 2^9 = 512"
+line "stored 512 (0x1p+9)"
+line "below 448 (0x5f)"
+line "above 512 (0x60)"
+contains "rounded up to nearest"
+contains "--no-saturate gives inf (0x7c)"
+
+# E5M2 overflow: max 57344 (0x7b), next step 57344 + 2^(15-2) = 65536, midpoint
+# 61440. 60000 rounds down; 61440 is a tie and 0x7b is odd, so it goes up.
+run explain 60000 -f e5m2 --no-saturate
+line "code 0x7b = 0 11110 11 (s eeeee mm)"
+line "stored 57344 (0x1.cp+15)"
+run explain 61440 -f e5m2 --no-saturate
+line "code 0x7c = 0 11111 00 (s eeeee mm)"
+line "stored +inf"
+contains "overflow -> inf"
+run explain 61440 -f e5m2
+line "code 0x7b = 0 11110 11 (s eeeee mm)"
+run explain -1e5 -f e5m2 --no-saturate
+line "code 0xfc = 1 11111 00 (s eeeee mm)"
+line "stored -inf"
+
+# Hex floats and the bottom of E4M3: the smallest subnormal is 2^-9 (0x01);
+# 2^-10 is halfway between 0 (0x00, even) and 2^-9 (0x01, odd).
+run explain 0x1p-9
+line "code 0x01 = 0 0000 001 (s eeee mmm)"
+line "class subnormal"
+line "formula (-1)^0 x 0.001b x 2^(1-7) = 0.125 x 2^-6 = 0.001953125"
+contains "exact"
+run explain 0x1p-10
+line "code 0x00 = 0 0000 000 (s eeee mmm)"
+line "below 0 (0x00)"
+line "above 0.001953125 (0x01)"
+contains "tie, to even"
+contains "underflow to zero"
+run explain 0x1p-10 --round away
+line "code 0x01 = 0 0000 001 (s eeee mmm)"
+
+# Signed zero, infinities and NaN.
+run explain -0
+line "code 0x80 = 1 0000 000 (s eeee mmm)"
+line "stored -0 (-0x0p+0)"
+run explain inf
+line "code 0x7e = 0 1111 110 (s eeee mmm)"
+run explain inf --no-saturate
+line "code 0x7f = 0 1111 111 (s eeee mmm)"
+run explain nan -f e5m2
+line "code 0x7f = 0 11111 11 (s eeeee mm)"
+
+# Several values at once: 1 = 1.000b x 2^0 (0 0111 000 = 0x38), 2 (0x40).
+run explain 1 2
+count "^stored " 2
+line "code 0x38 = 0 0111 000 (s eeee mmm)"
+line "code 0x40 = 0 1000 000 (s eeee mmm)"
+
+# E8M0 is 2^(e-127) with no sign and no zero: 3 is halfway between 2 = 2^1
+# (0x80, even) and 4 (0x81); 0 becomes the smallest value, 2^-127 (0x00).
+run explain -3 -f e8m0
+line "code 0x80 = 10000000 (eeeeeeee)"
+line "stored 2 (0x1p+1)"
+contains "tie, to even"
+run explain 0 -f e8m0
+line "code 0x00 = 00000000 (eeeeeeee)"
+line "stored 5.87747175e-39 (0x1p-127)"
+
+# E2M1 has no NaN and no inf: NaN and anything past 6 become 6 (0x7).
+run explain 100 -f e2m1 --no-saturate
+line "code 0x7 = 0 11 1 (s ee m)"
+line "stored 6 (0x1.8p+2)"
+run explain nan -f e2m1
+line "code 0x7 = 0 11 1 (s ee m)"
+
+# ---- decode -------------------------------------------------------------------
+
+# 0x7e = 0 1111 110: 1.75 x 2^(15-7) = 448, the largest E4M3 value.
+run decode 0x7e
+status 0
+line "0x7e in E4M3 (OCP E4M3FN)"
+line "code 0x7e = 0 1111 110 (s eeee mmm)"
+line "exponent 1111b = 15, unbiased 15 - 7 = 8"
+line "class max"
+line "value 448 (0x1.cp+8)"
+run decode 126
+line "value 448 (0x1.cp+8)"
+run decode 0x7f
+line "class NaN"
+line "value NaN"
+# 0x08 = 2^(1-7) = 0.015625 is the smallest normal; 0x01 = 2^-9.
+run decode 0x08 0x01 0x80
+line "value 0.015625 (0x1p-6)"
+line "value 0.001953125 (0x1p-9)"
+line "value -0 (-0x0p+0)"
+count "^class " 3
+
+# E5M2: exponent 11111 with mantissa 00 is inf, else NaN.
+run decode 0x7c -f e5m2
+line "class inf"
+line "value +inf"
+run decode 0x7d 0xfc -f e5m2
+line "value NaN"
+line "value -inf"
+run decode 0x7b -f e5m2
+line "value 57344 (0x1.cp+15)"
+
+# The small formats: E3M2 0x3f = 1 111 11 = -1.75 x 2^4 = -28; E2M1 0xb =
+# 1 01 1 = -1.5; E2M3 0x1f = 0 11 111 = 1.875 x 2^2 = 7.5; E8M0 0x7f = 2^0.
+run decode 0x3f -f e3m2
+line "value -28 (-0x1.cp+4)"
+run decode 0xb -f e2m1
+line "code 0xb = 1 01 1 (s ee m)"
+line "value -1.5 (-0x1.8p+0)"
+run decode 0x1f -f e2m3
+line "value 7.5 (0x1.ep+2)"
+run decode 0x7f 0xff -f e8m0
+line "value 1 (0x1p+0)"
+line "value NaN"
+
+# ---- table and info -------------------------------------------------------------
+
+run table e5m2
+status 0
+count "^0x" 256
+count " NaN$" 6
+count " inf$" 2
+line "0x7b 0 11110 11 57344 max"
+line "0x7c 0 11111 00 +inf inf"
+line "0x01 0 00000 01 1.52587891e-05 subnormal"
+contains "max finite 57344 (0x7b), min normal 6.10351562e-05 (0x04),"
+contains "min subnormal 1.52587891e-05 (0x01)"
+contains "OCP 8-bit Floating Point Specification"
+
+run table e4m3
+count "^0x" 256
+count " NaN$" 2
+line "0x7e 0 1111 110 448 max"
+
+# E2M1: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
+run table E2M1
+count "^0x" 16
+line "0x5 0 10 1 3 normal"
+line "0xf 1 11 1 -6 max"
+run table e3m2
+count "^0x" 64
+run table e8m0
+count "^0x" 256
+line "0x00 00000000 5.87747175e-39 normal"
+
+run info
+status 0
+line "e4m3 8 1 4 3 7 448 2^-6 2^-9 none 0x7f 0xff"
+line "e5m2 8 1 5 2 15 57344 2^-14 2^-16 0x7c 0xfc 0x7d-0x7f 0xfd-0xff"
+line "e8m0 8 0 8 0 127 1.70141183e+38 2^-127 none none 0xff"
+line "e2m1 4 1 2 1 1 6 2^0 2^-1 none none"
+line "e3m2 6 1 3 2 3 28 2^-2 2^-4 none none"
+line "e2m3 6 1 2 3 1 7.5 2^0 2^-3 none none"
+run info e3m2
+count "^e" 2
+
+# ---- help and errors --------------------------------------------------------------
+
+run --help
+status 0
+contains "usage:"
+run help
+status 0
+run
+status 0
+contains "fp8 explain"
+
+run explain 3.14 -f e9m9
+error "unknown format 'e9m9'"
+run explain 3.1x
+error "fp8: '3.1x' is not a number"
+run explain 3.14 ''
+error "is not a number"
+run decode 0x100
+error "0x100"
+run decode 0x40 -f e3m2
+error "0x40"
+run decode 0x10 -f e2m1
+error "0x10"
+run decode 0x7z
+error "'0x7z' is not a code"
+run decode -1
+error "'-1' is not a code"
+run table e9m9
+error "unknown format"
+run frobnicate
+error "unknown command 'frobnicate'"
+run explain 1 --round up
+error "unknown rounding 'up'"
+run explain 1 -f
+error "needs a format"
+run decode 1 --no-saturate
+error "--no-saturate"
+run explain
+error "needs a value"
+
+total=$((passed + failed))
+if [ "$failed" -ne 0 ]; then
+    echo "test_cli: $failed of $total checks failed"
+    exit 1
+fi
+echo "test_cli: all $total checks passed"
+exit 0
