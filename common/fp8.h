@@ -32,8 +32,10 @@
  *     formats with neither inf nor NaN (E2M1, E3M2, E2M3) always saturate;
  *   - NaN: the canonical NaN, 0x7F for E4M3 and E5M2, 0xFF for E8M0; the
  *     formats without NaN give +max (as __nv_cvt_float_to_fp6/fp4 do);
- *   - E8M0 has no sign: it encodes |x|; below 2^-126 its only code is 0x00
- *     (2^-127), since it has no zero.
+ *   - E8M0 has no sign and no zero: it encodes |x|, and its smallest code,
+ *     0x00 = 2^-127, stands in for everything smaller, zero included (below
+ *     2^-126 rounding toward zero always gives 0x00; rounding to nearest
+ *     gives 0x01 only above the midpoint 1.5 x 2^-127).
  *
  * Decoding (code -> float) is exact: every value of every format is a float.
  *
