@@ -76,6 +76,8 @@ MANIFEST := $(BUILD)/tests/manifest
 
 # ---- targets --------------------------------------------------------------------------
 
+.SECONDARY:
+
 .PHONY: all lib tools test bench deps deps-build deps-test help clean cuda-status
 
 all: lib tools cuda-status
@@ -109,7 +111,7 @@ deps:
 # The dependency check every build starts with (see common/deps.sh).
 deps-build:
 	@$(DEPS) ensure build
-deps-test:
+deps-test: deps-build
 	@$(DEPS) ensure test
 
 clean:

@@ -26,6 +26,8 @@
  */
 #include "fp8.h"
 
+#include "bits.h"
+
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -125,21 +127,20 @@ unsigned fp8_code_count(fp8_format fmt)
     return f ? 1u << f->bits : 0;
 }
 
+/* One copy of BODY per format, with f the format's table row as a constant,
+ * so that the compiler can fold the row's fields into BODY. */
+#define FOR_EACH_FORMAT(fmt, BODY)                                             \
+    switch (fmt) {                                                             \
+    case FP8_E4M3: { const fp8_format_info *f = &TABLE[FP8_E4M3]; BODY; } break; \
+    case FP8_E5M2: { const fp8_format_info *f = &TABLE[FP8_E5M2]; BODY; } break; \
+    case FP8_E8M0: { const fp8_format_info *f = &TABLE[FP8_E8M0]; BODY; } break; \
+    case FP8_E2M1: { const fp8_format_info *f = &TABLE[FP8_E2M1]; BODY; } break; \
+    case FP8_E3M2: { const fp8_format_info *f = &TABLE[FP8_E3M2]; BODY; } break; \
+    case FP8_E2M3: { const fp8_format_info *f = &TABLE[FP8_E2M3]; BODY; } break; \
+    default: break;                                                            \
+    }
+
 /* ---- helpers on bits ------------------------------------------------------- */
-
-static inline uint32_t float_bits(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static inline float bits_float(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 
 #define F32_INF 0x7F800000u
 
@@ -227,7 +228,7 @@ static uint32_t magnitude_code(uint32_t a, const fp8_format_info *f, int mode, u
 static uint8_t encode_generic(float x, const fp8_format_info *f, bool saturate, int mode,
                               uint32_t r)
 {
-    uint32_t u = float_bits(x);
+    uint32_t u = f32_bits(x);
     uint32_t a = u & 0x7FFFFFFFu;
     uint32_t sign = (u >> 31) ? sign_bit(f) : 0;
 
@@ -257,13 +258,13 @@ static inline uint8_t encode_nearest_fast(float x, const fp8_format_info *f, boo
     /* 2^(emin + 23 - man): its ulp is the format's smallest subnormal. */
     const uint32_t magic_bits = (uint32_t)(127 + f->emin + 23 - (int)man) << 23;
 
-    uint32_t u = float_bits(x);
+    uint32_t u = f32_bits(x);
     uint32_t a = u & 0x7FFFFFFFu;
     uint32_t sign = (u >> 31) ? sign_bit(f) : 0;
 
     uint32_t normal = ((a + ((1u << (s - 1)) - 1) + ((a >> s) & 1)) >> s) -
                       ((uint32_t)(127 - f->bias) << man);
-    uint32_t sub = float_bits(bits_float(a) + bits_float(magic_bits)) - magic_bits;
+    uint32_t sub = f32_bits(f32_from_bits(a) + f32_from_bits(magic_bits)) - magic_bits;
     uint32_t code = a < min_normal_bits ? sub : normal;
     code = code > f->max_code ? overflow_code(f, saturate) : code;
     code |= sign;
@@ -272,10 +273,6 @@ static inline uint8_t encode_nearest_fast(float x, const fp8_format_info *f, boo
 
 /* ---- public encoders -------------------------------------------------------- */
 
-uint8_t fp8_encode(float x, fp8_format fmt, bool saturate)
-{
-    return fp8_encode_rounded(x, fmt, saturate, FP8_ROUND_NEAREST_EVEN);
-}
 
 uint8_t fp8_encode_rounded(float x, fp8_format fmt, bool saturate, fp8_rounding rnd)
 {
@@ -296,18 +293,14 @@ uint8_t fp8_encode_stochastic(float x, fp8_format fmt, bool saturate, rng_state 
     return encode_generic(x, f, saturate, MODE_STOCHASTIC, r);
 }
 
-/* One loop per format, so that the table row is a constant the compiler can
- * fold into the vectorized body. */
-#define FOR_EACH_FORMAT(fmt, BODY)                                             \
-    switch (fmt) {                                                             \
-    case FP8_E4M3: { const fp8_format_info *f = &TABLE[FP8_E4M3]; BODY; } break; \
-    case FP8_E5M2: { const fp8_format_info *f = &TABLE[FP8_E5M2]; BODY; } break; \
-    case FP8_E8M0: { const fp8_format_info *f = &TABLE[FP8_E8M0]; BODY; } break; \
-    case FP8_E2M1: { const fp8_format_info *f = &TABLE[FP8_E2M1]; BODY; } break; \
-    case FP8_E3M2: { const fp8_format_info *f = &TABLE[FP8_E3M2]; BODY; } break; \
-    case FP8_E2M3: { const fp8_format_info *f = &TABLE[FP8_E2M3]; BODY; } break; \
-    default: break;                                                            \
-    }
+
+uint8_t fp8_encode(float x, fp8_format fmt, bool saturate)
+{
+    FOR_EACH_FORMAT(fmt, return f->has_subnormals ? encode_nearest_fast(x, f, saturate)
+                                                  : encode_generic(x, f, saturate,
+                                                                   FP8_ROUND_NEAREST_EVEN, 0));
+    return 0;
+}
 
 static void encode_nearest_array(const float *in, uint8_t *out, size_t n, fp8_format fmt,
                                  bool saturate)
@@ -407,35 +400,60 @@ bool fp8_is_subnormal(uint8_t code, fp8_format fmt)
     return fl.exponent == 0 && fl.mantissa != 0;
 }
 
+/* 2^e as a float, for e in the normal range of float. */
+static inline float pow2f(int e)
+{
+    return f32_from_bits((uint32_t)(e + 127) << 23);
+}
+
+/* The value of a code; bits above the format's width are ignored. */
+static float decode_row(uint8_t code, const fp8_format_info *f)
+{
+    const unsigned man_bits = (unsigned)f->man_bits;
+    const unsigned man_ones = (1u << man_bits) - 1;
+    const unsigned exp_ones = (1u << f->exp_bits) - 1;
+    unsigned c = code & ((1u << f->bits) - 1);
+    unsigned exponent = (c >> man_bits) & exp_ones;
+    unsigned mantissa = c & man_ones;
+    int scale = (int)exponent - f->bias - f->man_bits;
+
+    float normal = (float)((1u << man_bits) + mantissa) *
+                   (scale >= -126 ? pow2f(scale) : 0x1p-127f);   /* E8M0's 0x00 */
+    float subnormal = (float)mantissa * pow2f(f->emin - f->man_bits);   /* exact */
+    float mag = exponent == 0 && f->has_subnormals ? subnormal : normal;
+    bool top = exponent == exp_ones;
+    mag = top && f->has_inf && mantissa == 0 ? INFINITY : mag;
+    bool nan = top && ((f->nan_kind == FP8_NAN_ALL_ONES && mantissa == man_ones) ||
+                       (f->nan_kind == FP8_NAN_IEEE && mantissa != 0));
+    mag = f->has_sign && (c >> (f->bits - 1)) ? -mag : mag;
+    return nan ? NAN : mag;
+}
+
+/* Every code's value, filled in before main() runs (the tables are small and
+ * fill in microseconds), so that fp8_decode is one load. */
+static float decoded[FP8_FORMAT_COUNT][256];
+
+__attribute__((constructor)) static void fill_decoded(void)
+{
+    for (int fmt = 0; fmt < FP8_FORMAT_COUNT; fmt++)
+        for (unsigned c = 0; c < 256; c++)
+            decoded[fmt][c] = decode_row((uint8_t)c, &TABLE[fmt]);
+}
+
 float fp8_decode(uint8_t code, fp8_format fmt)
 {
-    const fp8_format_info *f = fp8_info(fmt);
-    if (!f || fp8_is_nan(code, fmt))
+    if ((unsigned)fmt >= FP8_FORMAT_COUNT)
         return NAN;
-    fp8_fields fl = fp8_split(code, fmt);
-    float mag;
-    if (fp8_is_inf(code, fmt)) {
-        mag = INFINITY;
-    } else if (fl.exponent == 0 && f->has_subnormals) {
-        mag = ldexpf((float)fl.mantissa, f->emin - f->man_bits);
-    } else {
-        float sig = (float)((1u << f->man_bits) + fl.mantissa);
-        mag = ldexpf(sig, (int)fl.exponent - f->bias - f->man_bits);
-    }
-    return fl.sign ? -mag : mag;
+    return decoded[fmt][code];
 }
 
 void fp8_decode_array(const uint8_t *in, float *out, size_t n, fp8_format fmt)
 {
-    const fp8_format_info *f = fp8_info(fmt);
-    if (!f)
+    if ((unsigned)fmt >= FP8_FORMAT_COUNT)
         return;
-    float lut[256];
-    for (unsigned c = 0; c < 256; c++)
-        lut[c] = fp8_decode((uint8_t)c, fmt);
-    uint8_t mask = (uint8_t)((1u << f->bits) - 1);
+    const float *lut = decoded[fmt];
     for (size_t i = 0; i < n; i++)
-        out[i] = lut[in[i] & mask];
+        out[i] = lut[in[i]];
 }
 
 /* ---- neighbours ------------------------------------------------------------- */

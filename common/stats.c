@@ -10,6 +10,8 @@
  */
 #include "stats.h"
 
+#include "bits.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -136,18 +138,11 @@ size_t stats_count_nonzero(const float *x, size_t n)
 
 /* ---- ulps ----------------------------------------------------------------- */
 
-static uint32_t float_bits(float x)
-{
-    uint32_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    return bits;
-}
-
 /* A position on the ordered float line: the magnitude's bits, negated for
  * negative values, so -0 and +0 both land on 0. */
 static int64_t ordered_key(float x)
 {
-    uint32_t bits = float_bits(x);
+    uint32_t bits = f32_bits(x);
     int64_t magnitude = (int64_t)(bits & 0x7fffffffu);
     return (bits & 0x80000000u) ? -magnitude : magnitude;
 }
@@ -166,7 +161,7 @@ bool stats_equal_exact(float expected, float got)
 {
     if (isnan(expected) || isnan(got))
         return isnan(expected) && isnan(got);
-    return float_bits(expected) == float_bits(got);
+    return f32_bits(expected) == f32_bits(got);
 }
 
 bool stats_equal_tol(float expected, float got, double atol, double rtol)

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bits.h"
 #include "fp8.h"
 #include "fp8_ref.h"
 #include "rng.h"
@@ -103,20 +104,6 @@ static uint8_t overflow_code(fp8_format fmt, bool negative, bool saturate)
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-static float f_of_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint32_t bits_of_f(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 static unsigned code_count(fp8_format fmt)
 {
     return 1u << k_spec[fmt].bits;
@@ -127,7 +114,7 @@ static bool same_float(float a, float b)
 {
     if (isnan(a) || isnan(b))
         return isnan(a) && isnan(b);
-    return bits_of_f(a) == bits_of_f(b);
+    return f32_bits(a) == f32_bits(b);
 }
 
 /* Checks the library (fp8_encode_rounded, and fp8_encode for nearest-even)
@@ -139,13 +126,13 @@ static void expect_encode_at(int line, float x, fp8_format fmt, bool sat, fp8_ro
     uint8_t ref = ref_encode(x, fmt, sat, rnd);
 
     CHECK(ref == want, "line %d: reference: %s %s sat=%d x=%a (0x%08x): want 0x%02x, ref 0x%02x",
-          line, k_spec[fmt].name, k_rnd_name[rnd], sat, (double)x, bits_of_f(x), want, ref);
+          line, k_spec[fmt].name, k_rnd_name[rnd], sat, (double)x, f32_bits(x), want, ref);
     CHECK(got == want, "line %d: %s %s sat=%d x=%a (0x%08x): want 0x%02x, got 0x%02x",
-          line, k_spec[fmt].name, k_rnd_name[rnd], sat, (double)x, bits_of_f(x), want, got);
+          line, k_spec[fmt].name, k_rnd_name[rnd], sat, (double)x, f32_bits(x), want, got);
     if (rnd == FP8_ROUND_NEAREST_EVEN) {
         got = fp8_encode(x, fmt, sat);
         CHECK(got == want, "line %d: fp8_encode %s sat=%d x=%a (0x%08x): want 0x%02x, got 0x%02x",
-              line, k_spec[fmt].name, sat, (double)x, bits_of_f(x), want, got);
+              line, k_spec[fmt].name, sat, (double)x, f32_bits(x), want, got);
     }
 }
 
@@ -276,7 +263,7 @@ START_TEST(test_decode_all_codes)
         CHECK(isnan(r) || (double)want == r, "reference value of %s 0x%02x not a float",
               k_spec[fmt].name, c);
         CHECK(same_float(got, want), "%s decode(0x%02x): want %a (0x%08x), got %a (0x%08x)",
-              k_spec[fmt].name, c, (double)want, bits_of_f(want), (double)got, bits_of_f(got));
+              k_spec[fmt].name, c, (double)want, f32_bits(want), (double)got, f32_bits(got));
     }
 }
 END_TEST
@@ -347,11 +334,11 @@ START_TEST(test_decode_literals)
                 {FP8_E2M3, 0x20}};
     for (size_t i = 0; i < sizeof negz / sizeof negz[0]; i++) {
         float z = fp8_decode(negz[i].code, negz[i].fmt);
-        ck_assert_msg(bits_of_f(z) == 0x80000000u, "%s 0x%02x: want -0.0f, got 0x%08x",
-                      k_spec[negz[i].fmt].name, negz[i].code, bits_of_f(z));
+        ck_assert_msg(f32_bits(z) == 0x80000000u, "%s 0x%02x: want -0.0f, got 0x%08x",
+                      k_spec[negz[i].fmt].name, negz[i].code, f32_bits(z));
         z = fp8_decode(0x00, negz[i].fmt);
-        ck_assert_msg(bits_of_f(z) == 0x00000000u, "%s 0x00: want +0.0f, got 0x%08x",
-                      k_spec[negz[i].fmt].name, bits_of_f(z));
+        ck_assert_msg(f32_bits(z) == 0x00000000u, "%s 0x00: want +0.0f, got 0x%08x",
+                      k_spec[negz[i].fmt].name, f32_bits(z));
     }
 }
 END_TEST
@@ -519,7 +506,7 @@ START_TEST(test_nan_inputs)
     for (int f = 0; f < FP8_FORMAT_COUNT; f++)
         for (int r = 0; r < FP8_ROUNDING_COUNT; r++)
             for (size_t i = 0; i < sizeof nan_bits / sizeof nan_bits[0]; i++)
-                ENC2(f_of_bits(nan_bits[i]), (fp8_format)f, (fp8_rounding)r,
+                ENC2(f32_from_bits(nan_bits[i]), (fp8_format)f, (fp8_rounding)r,
                      k_spec[f].nan_result);
 }
 END_TEST
@@ -862,7 +849,7 @@ START_TEST(test_stochastic_neighbours)
         uint8_t got = fp8_encode_stochastic(x, fmt, sat, &sr);
         CHECK(got == lo || got == hi,
               "%s stochastic x=%a (0x%08x): got 0x%02x, not 0x%02x or 0x%02x",
-              k_spec[fmt].name, (double)x, bits_of_f(x), got, lo, hi);
+              k_spec[fmt].name, (double)x, f32_bits(x), got, lo, hi);
     }
 }
 END_TEST
@@ -1052,7 +1039,7 @@ static size_t mixed_inputs(float *out, size_t cap)
     rng_seed(&r, 4242, 9);
     while (n < cap) {
         if (n & 1)
-            out[n++] = f_of_bits(rng_u32(&r));
+            out[n++] = f32_from_bits(rng_u32(&r));
         else
             out[n++] = rng_normal(&r) * ldexpf(1.0f, (int)rng_below(&r, 40) - 20);
     }
@@ -1073,7 +1060,7 @@ START_TEST(test_bulk_encode)
         for (size_t i = 0; i < n; i++) {
             uint8_t want = fp8_encode(in[i], fmt, sat);
             CHECK(out[i] == want, "%s sat=%d encode_array[%zu] x=0x%08x: 0x%02x vs scalar 0x%02x",
-                  k_spec[fmt].name, sat, i, bits_of_f(in[i]), out[i], want);
+                  k_spec[fmt].name, sat, i, f32_bits(in[i]), out[i], want);
         }
         for (int r = 0; r < FP8_ROUNDING_COUNT; r++) {
             fp8_encode_array_rounded(in, out, n, fmt, sat, (fp8_rounding)r);
@@ -1081,7 +1068,7 @@ START_TEST(test_bulk_encode)
                 uint8_t want = fp8_encode_rounded(in[i], fmt, sat, (fp8_rounding)r);
                 CHECK(out[i] == want,
                       "%s %s sat=%d encode_array_rounded[%zu] x=0x%08x: 0x%02x vs 0x%02x",
-                      k_spec[fmt].name, k_rnd_name[r], sat, i, bits_of_f(in[i]), out[i], want);
+                      k_spec[fmt].name, k_rnd_name[r], sat, i, f32_bits(in[i]), out[i], want);
             }
         }
         /* Stochastic: the same draws in the same order as scalar calls. */
@@ -1205,7 +1192,7 @@ END_TEST
 static void sweep_one(const ref_codebook *cb, fp8_format fmt, fp8_rounding rnd, uint32_t u,
                       long *checked)
 {
-    float x = f_of_bits(u);
+    float x = f32_from_bits(u);
     for (int sat = 0; sat <= 1; sat++) {
         uint8_t want = ref_encode_with(cb, x, sat, rnd);
         uint8_t got = fp8_encode_rounded(x, fmt, sat, rnd);
@@ -1218,7 +1205,7 @@ static void sweep_one(const ref_codebook *cb, fp8_format fmt, fp8_rounding rnd, 
 static void sweep_around(const ref_codebook *cb, fp8_format fmt, fp8_rounding rnd, double v,
                          long *checked)
 {
-    uint32_t b = bits_of_f((float)v);
+    uint32_t b = f32_bits((float)v);
     for (int k = -SWEEP_NEAR; k <= SWEEP_NEAR; k++) {
         uint32_t u = b + (uint32_t)k;
         sweep_one(cb, fmt, rnd, u, checked);
@@ -1259,7 +1246,7 @@ static void neighbours_one(const ref_codebook *cb, fp8_format fmt, float x)
     fp8_neighbours(x, fmt, &below, &above);
     CHECK((double)below == want_below && (double)above == want_above,
           "%s neighbours(0x%08x = %a) = (%a, %a), want (%a, %a)", k_spec[fmt].name,
-          bits_of_f(x), (double)x, (double)below, (double)above, want_below, want_above);
+          f32_bits(x), (double)x, (double)below, (double)above, want_below, want_above);
 }
 
 /* fp8_neighbours on every 199999th float pattern and around every value
@@ -1274,13 +1261,13 @@ START_TEST(test_neighbours_sweep)
 
     ref_codebook_build(&cb, fmt);
     for (uint64_t u = 0; u <= 0xFFFFFFFFu; u += 199999u) {
-        float x = f_of_bits((uint32_t)u);
+        float x = f32_from_bits((uint32_t)u);
         if (isfinite(x) && (!e8m0 || x >= 0x1p-127f))
             neighbours_one(&cb, fmt, x);
     }
     for (int i = 0; i < cb.count; i++) {
         for (int k = -2; k <= 2; k++) {
-            float x = f_of_bits(bits_of_f((float)cb.value[i]) + (uint32_t)k);
+            float x = f32_from_bits(f32_bits((float)cb.value[i]) + (uint32_t)k);
             if (isfinite(x) && (!e8m0 || x >= 0x1p-127f))
                 neighbours_one(&cb, fmt, x);
             if (!e8m0 && isfinite(x))

@@ -61,6 +61,7 @@
 #include <thread>
 #include <vector>
 
+#include "bits.h"
 #include "cuda_check.h"
 #include "fp8.h"
 
@@ -76,20 +77,6 @@ const int kExamples = 5;                 /* counterexamples kept per mode */
 const int kSkip = 77;                    /* "skipped", as automake has it */
 
 /* ---- small helpers ---------------------------------------------------------- */
-
-uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-float float_of(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0)
 {
@@ -293,7 +280,7 @@ void compare_slice(int mode, uint32_t first, const uint8_t *codes, uint32_t lo, 
 {
     for (uint32_t i = lo; i < hi; i++) {
         uint32_t bits = first + i;
-        uint8_t expected = host_encode(float_of(bits), mode);
+        uint8_t expected = host_encode(f32_from_bits(bits), mode);
         if (expected == codes[i])
             continue;
         if (t->n_examples < kExamples)
@@ -353,7 +340,7 @@ uint64_t sweep_mode(int mode, uint32_t *d_codes, uint8_t *h_codes, unsigned thre
     for (int e = 0; e < total.n_examples; e++) {
         const Example &x = total.examples[e];
         printf("    input 0x%08" PRIx32 " (%.9g): expected 0x%02x, got 0x%02x\n", x.bits,
-               (double)float_of(x.bits), x.expected, x.got);
+               (double)f32_from_bits(x.bits), x.expected, x.got);
     }
     return total.mismatches;
 }
@@ -363,7 +350,7 @@ bool same_value(float a, float b)
 {
     if (isnan(a) || isnan(b))
         return isnan(a) && isnan(b);
-    return bits_of(a) == bits_of(b);
+    return f32_bits(a) == f32_bits(b);
 }
 
 /* Decodes every code on the device. Returns the mismatch count. */
@@ -394,7 +381,7 @@ uint64_t check_decode(int arch, bool e8m0_ptx)
         int bad[256], n_bad = 0;
         for (int code = 0; code < 256; code++) {
             float want = fp8_decode((uint8_t)code, formats[f].fmt);
-            if (!same_value(want, float_of(h_out[256 * f + code])))
+            if (!same_value(want, f32_from_bits(h_out[256 * f + code])))
                 bad[n_bad++] = code;
         }
         printf("%-18s %-34s %d mismatches in 256 codes\n", formats[f].name, formats[f].path,
@@ -403,7 +390,7 @@ uint64_t check_decode(int arch, bool e8m0_ptx)
             float want = fp8_decode((uint8_t)bad[e], formats[f].fmt);
             uint32_t got = h_out[256 * f + bad[e]];
             printf("    code 0x%02x: expected %.9g (0x%08" PRIx32 "), got %.9g (0x%08" PRIx32 ")\n",
-                   bad[e], (double)want, bits_of(want), (double)float_of(got), got);
+                   bad[e], (double)want, f32_bits(want), (double)f32_from_bits(got), got);
         }
         bad_total += (uint64_t)n_bad;
     }

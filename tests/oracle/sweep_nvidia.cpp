@@ -1,0 +1,582 @@
+/*
+ * sweep_nvidia.cpp - the codec of common/fp8.h against NVIDIA's host
+ * conversions, for every float.
+ *
+ * For each of the 2^32 float bit patterns, and for each conversion that
+ * fp8.h claims to share with the CUDA Toolkit headers (cuda_fp8.h,
+ * cuda_fp6.h, cuda_fp4.h), this checks that the bulk encoder
+ * (fp8_encode_array / fp8_encode_array_rounded) gives NVIDIA's code, bit for
+ * bit, and that the scalar encoder (fp8_encode / fp8_encode_rounded) does
+ * too. FP8LAB_SWEEP_SCALAR_EVERY=N checks the scalar encoder on only one chunk
+ * of 65536 consecutive bit patterns in every N (an odd N keeps the chunks
+ * checked from lining up with the fields of a float), for a quicker run.
+ * Every code of every format is also decoded by fp8_decode, fp8_decode_array
+ * and NVIDIA: NaN must meet NaN and every other value must match bit for bit
+ * (so -0 is not +0).
+ *
+ * A Check suite with one test case per format family:
+ *   fp8   E4M3 and E5M2, saturating and not          __nv_cvt_float_to_fp8
+ *   e8m0  toward zero and away from zero, saturating and not
+ *                                                    __nv_cvt_float_to_e8m0
+ *   fp6   E2M3 and E3M2, nearest-even and toward zero __nv_cvt_float_to_fp6
+ *   fp4   E2M1, nearest-even and toward zero          __nv_cvt_float_to_fp4
+ * Every mode prints its mismatch counts and first five counterexamples.
+ *
+ * Build (make does this): this file as C++17 against the library, with the
+ * CUDA include directory given as -isystem, since NVIDIA's headers are not
+ * clean under -Wextra:
+ *   g++ -std=c++17 -O2 -Icommon -isystem CUDA_INCLUDE_DIR \
+ *       tests/oracle/sweep_nvidia.cpp libfp8lab.a \
+ *       $(pkg-config --cflags --libs check) -lpthread
+ *
+ * Run:
+ *   ./oracle_sweep_nvidia                   every float, on 2 threads
+ *   FP8LAB_THREADS=4 ./oracle_sweep_nvidia  on 4 threads
+ *   FP8LAB_SWEEP_STRIDE=61 ./oracle_sweep_nvidia
+ *                                           1 bit pattern in 61 (for sanitizer
+ *                                           builds): NOT exhaustive, and says
+ *                                           so; an odd stride reaches every
+ *                                           pattern of the low bits
+ *   CK_RUN_CASE=e8m0 ./oracle_sweep_nvidia  one family
+ */
+#include <cuda_fp4.h>
+#include <cuda_fp6.h>
+#include <cuda_fp8.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include <check.h>
+
+#include "bits.h"
+#include "fp8.h"
+
+namespace {
+
+/* ---- settings ------------------------------------------------------------ */
+
+const uint64_t kPatterns = 1ULL << 32; /* float bit patterns */
+const size_t kChunk = 1u << 16;        /* inputs handed to a thread at a time */
+const int kExamples = 5;               /* counterexamples shown per mode */
+
+/* A positive integer from the environment, or fallback when unset. Exits on
+ * a malformed value rather than quietly sweeping something else. */
+uint64_t env_count(const char *name, uint64_t fallback, uint64_t max)
+{
+    const char *s = getenv(name);
+    if (s == NULL || *s == '\0')
+        return fallback;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 1 || v > max) {
+        fprintf(stderr, "%s=%s: expected an integer from 1 to %" PRIu64 "\n", name, s, max);
+        exit(2);
+    }
+    return v;
+}
+
+unsigned thread_count(void) { return (unsigned)env_count("FP8LAB_THREADS", 2, 256); }
+uint64_t sweep_stride(void) { return env_count("FP8LAB_SWEEP_STRIDE", 1, kPatterns - 1); }
+uint64_t scalar_every(void) { return env_count("FP8LAB_SWEEP_SCALAR_EVERY", 1, 1u << 16); }
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The exact float value of an IEEE binary16 bit pattern. */
+float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu;
+    uint32_t man = h & 0x3FFu;
+    if (exp == 0x1F) /* inf, or NaN with its payload */
+        return f32_from_bits(sign | 0x7F800000u | (man << 13));
+    if (exp == 0) { /* zero or subnormal: man * 2^-24, exact in float */
+        float mag = ldexpf((float)man, -24);
+        return sign ? -mag : mag;
+    }
+    return f32_from_bits(sign | ((exp + 127 - 15) << 23) | (man << 13));
+}
+
+/* Two decoded values agree: both NaN, or the same bits. */
+bool same_value(float a, float b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return f32_bits(a) == f32_bits(b);
+}
+
+/* ---- NVIDIA's encoders, one function per mode ---------------------------- */
+
+uint8_t nv_e4m3_sat(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); }
+uint8_t nv_e4m3_nosat(float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3); }
+uint8_t nv_e5m2_sat(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2); }
+uint8_t nv_e5m2_nosat(float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E5M2); }
+
+uint8_t nv_e8m0_rz_sat(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero); }
+uint8_t nv_e8m0_rz_nosat(float x) { return __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundZero); }
+uint8_t nv_e8m0_ru_sat(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf); }
+uint8_t nv_e8m0_ru_nosat(float x) { return __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf); }
+
+uint8_t nv_e2m3_rn(float x) { return __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundNearest); }
+uint8_t nv_e2m3_rz(float x) { return __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundZero); }
+uint8_t nv_e3m2_rn(float x) { return __nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRoundNearest); }
+uint8_t nv_e3m2_rz(float x) { return __nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRoundZero); }
+
+uint8_t nv_e2m1_rn(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); }
+uint8_t nv_e2m1_rz(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero); }
+
+/* NVIDIA's value of a code, as a float (half and bfloat16 convert exactly). */
+float nv_decode(uint8_t code, fp8_format fmt)
+{
+    switch (fmt) {
+    case FP8_E4M3: return half_to_float(__nv_cvt_fp8_to_halfraw(code, __NV_E4M3).x);
+    case FP8_E5M2: return half_to_float(__nv_cvt_fp8_to_halfraw(code, __NV_E5M2).x);
+    case FP8_E8M0: return f32_from_bits((uint32_t)__nv_cvt_e8m0_to_bf16raw(code).x << 16);
+    case FP8_E2M3: return half_to_float(__nv_cvt_fp6_to_halfraw(code, __NV_E2M3).x);
+    case FP8_E3M2: return half_to_float(__nv_cvt_fp6_to_halfraw(code, __NV_E3M2).x);
+    case FP8_E2M1: return half_to_float(__nv_cvt_fp4_to_halfraw(code, __NV_E2M1).x);
+    default: break;
+    }
+    return NAN;
+}
+
+/* ---- the encoding modes ----------------------------------------------------- */
+
+/* Fills want[0..n) with NVIDIA's codes for in[0..n). */
+typedef void (*OracleFill)(const float *in, uint8_t *want, size_t n);
+
+/* One loop per oracle, so that NVIDIA's conversion is inlined into it. */
+template <uint8_t (*Oracle)(float)>
+void oracle_fill(const float *in, uint8_t *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        want[i] = Oracle(in[i]);
+}
+
+/* What the library is asked and whom it must agree with. Rounding to
+ * nearest even goes through fp8_encode / fp8_encode_array, the other
+ * roundings through fp8_encode_rounded / fp8_encode_array_rounded. */
+struct EncodeMode {
+    const char *name;
+    fp8_format fmt;
+    bool saturate;
+    fp8_rounding rnd;
+    const char *oracle_name;
+    OracleFill oracle;
+};
+
+#define NV_FP8(args) "__nv_cvt_float_to_fp8(x, " args ")"
+#define NV_E8M0(args) "__nv_cvt_float_to_e8m0(x, " args ")"
+#define NV_FP6(args) "__nv_cvt_float_to_fp6(x, " args ")"
+#define NV_FP4(args) "__nv_cvt_float_to_fp4(x, " args ")"
+
+const EncodeMode kFp8Modes[] = {
+    {"e4m3 nearest sat", FP8_E4M3, true, FP8_ROUND_NEAREST_EVEN,
+     NV_FP8("__NV_SATFINITE, __NV_E4M3"), oracle_fill<nv_e4m3_sat>},
+    {"e4m3 nearest nosat", FP8_E4M3, false, FP8_ROUND_NEAREST_EVEN,
+     NV_FP8("__NV_NOSAT, __NV_E4M3"), oracle_fill<nv_e4m3_nosat>},
+    {"e5m2 nearest sat", FP8_E5M2, true, FP8_ROUND_NEAREST_EVEN,
+     NV_FP8("__NV_SATFINITE, __NV_E5M2"), oracle_fill<nv_e5m2_sat>},
+    {"e5m2 nearest nosat", FP8_E5M2, false, FP8_ROUND_NEAREST_EVEN,
+     NV_FP8("__NV_NOSAT, __NV_E5M2"), oracle_fill<nv_e5m2_nosat>},
+};
+
+const EncodeMode kE8m0Modes[] = {
+    {"e8m0 toward-zero sat", FP8_E8M0, true, FP8_ROUND_TOWARD_ZERO,
+     NV_E8M0("__NV_SATFINITE, cudaRoundZero"), oracle_fill<nv_e8m0_rz_sat>},
+    {"e8m0 toward-zero nosat", FP8_E8M0, false, FP8_ROUND_TOWARD_ZERO,
+     NV_E8M0("__NV_NOSAT, cudaRoundZero"), oracle_fill<nv_e8m0_rz_nosat>},
+    {"e8m0 away-from-zero sat", FP8_E8M0, true, FP8_ROUND_AWAY_FROM_ZERO,
+     NV_E8M0("__NV_SATFINITE, cudaRoundPosInf"), oracle_fill<nv_e8m0_ru_sat>},
+    {"e8m0 away-from-zero nosat", FP8_E8M0, false, FP8_ROUND_AWAY_FROM_ZERO,
+     NV_E8M0("__NV_NOSAT, cudaRoundPosInf"), oracle_fill<nv_e8m0_ru_nosat>},
+};
+
+/* NVIDIA's FP6 and FP4 conversions always saturate, and the library must
+ * ignore saturate = false for these formats, so both settings meet the same
+ * oracle. (Consecutive modes with one oracle share its codes.) */
+const EncodeMode kFp6Modes[] = {
+    {"e2m3 nearest sat", FP8_E2M3, true, FP8_ROUND_NEAREST_EVEN,
+     NV_FP6("__NV_E2M3, cudaRoundNearest"), oracle_fill<nv_e2m3_rn>},
+    {"e2m3 nearest nosat", FP8_E2M3, false, FP8_ROUND_NEAREST_EVEN,
+     NV_FP6("__NV_E2M3, cudaRoundNearest"), oracle_fill<nv_e2m3_rn>},
+    {"e2m3 toward-zero sat", FP8_E2M3, true, FP8_ROUND_TOWARD_ZERO,
+     NV_FP6("__NV_E2M3, cudaRoundZero"), oracle_fill<nv_e2m3_rz>},
+    {"e3m2 nearest sat", FP8_E3M2, true, FP8_ROUND_NEAREST_EVEN,
+     NV_FP6("__NV_E3M2, cudaRoundNearest"), oracle_fill<nv_e3m2_rn>},
+    {"e3m2 nearest nosat", FP8_E3M2, false, FP8_ROUND_NEAREST_EVEN,
+     NV_FP6("__NV_E3M2, cudaRoundNearest"), oracle_fill<nv_e3m2_rn>},
+    {"e3m2 toward-zero sat", FP8_E3M2, true, FP8_ROUND_TOWARD_ZERO,
+     NV_FP6("__NV_E3M2, cudaRoundZero"), oracle_fill<nv_e3m2_rz>},
+};
+
+const EncodeMode kFp4Modes[] = {
+    {"e2m1 nearest sat", FP8_E2M1, true, FP8_ROUND_NEAREST_EVEN,
+     NV_FP4("__NV_E2M1, cudaRoundNearest"), oracle_fill<nv_e2m1_rn>},
+    {"e2m1 nearest nosat", FP8_E2M1, false, FP8_ROUND_NEAREST_EVEN,
+     NV_FP4("__NV_E2M1, cudaRoundNearest"), oracle_fill<nv_e2m1_rn>},
+    {"e2m1 toward-zero sat", FP8_E2M1, true, FP8_ROUND_TOWARD_ZERO,
+     NV_FP4("__NV_E2M1, cudaRoundZero"), oracle_fill<nv_e2m1_rz>},
+};
+
+/* ---- checking one chunk ------------------------------------------------------- */
+
+/* A counterexample: the input and the answers. */
+struct Example {
+    uint64_t index; /* position in the sweep, for ordering */
+    uint32_t bits;
+    uint8_t want, bulk;
+    int scalar; /* -1 where the scalar encoder was not asked */
+};
+
+/* What one thread has seen of one mode. Chunks reach a thread in increasing
+ * order, so its first examples are its earliest. */
+struct Tally {
+    uint64_t bulk_bad, scalar_bad, scalar_checked;
+    double seconds; /* thread time spent on the mode */
+    int n_examples;
+    Example examples[kExamples];
+};
+
+void note(Tally *t, uint64_t index, float x, uint8_t want, uint8_t bulk, int scalar)
+{
+    if (bulk != want)
+        t->bulk_bad++;
+    if (scalar >= 0 && scalar != want)
+        t->scalar_bad++;
+    if (t->n_examples < kExamples)
+        t->examples[t->n_examples++] = Example{index, f32_bits(x), want, bulk, scalar};
+}
+
+/* Checks the bulk encoder on in[0..n) against NVIDIA's codes want[0..n), and
+ * the scalar encoder too where with_scalar. */
+void check_chunk(const EncodeMode &m, const float *in, const uint8_t *want, uint8_t *bulk,
+                 size_t n, uint64_t first_index, bool with_scalar, Tally *t)
+{
+    if (m.rnd == FP8_ROUND_NEAREST_EVEN)
+        fp8_encode_array(in, bulk, n, m.fmt, m.saturate);
+    else
+        fp8_encode_array_rounded(in, bulk, n, m.fmt, m.saturate, m.rnd);
+
+    if (!with_scalar) {
+        if (memcmp(bulk, want, n) != 0)
+            for (size_t i = 0; i < n; i++)
+                if (bulk[i] != want[i])
+                    note(t, first_index + i, in[i], want[i], bulk[i], -1);
+        return;
+    }
+    t->scalar_checked += n;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t scalar = m.rnd == FP8_ROUND_NEAREST_EVEN
+                             ? fp8_encode(in[i], m.fmt, m.saturate)
+                             : fp8_encode_rounded(in[i], m.fmt, m.saturate, m.rnd);
+        if ((scalar != want[i]) | (bulk[i] != want[i]))
+            note(t, first_index + i, in[i], want[i], bulk[i], scalar);
+    }
+}
+
+/* ---- the threaded sweep ------------------------------------------------------ */
+
+const size_t kMaxModes = 8;
+
+struct Sweep {
+    const EncodeMode *modes;
+    size_t n_modes;
+    uint64_t stride;                  /* input i is the bit pattern i * stride (mod 2^32) */
+    uint64_t n_inputs;
+    uint64_t n_chunks;
+    uint64_t scalar_every;            /* the scalar encoder sees chunks 0, k, 2k, ... */
+    std::atomic<uint64_t> next_chunk; /* handed out in increasing order */
+};
+
+struct Worker {
+    pthread_t thread;
+    Sweep *sweep;
+    Tally tally[kMaxModes];
+};
+
+void *sweep_worker(void *arg)
+{
+    Worker *w = (Worker *)arg;
+    Sweep *s = w->sweep;
+    float *in = (float *)malloc(kChunk * sizeof *in);
+    uint8_t *want = (uint8_t *)malloc(kChunk);
+    uint8_t *bulk = (uint8_t *)malloc(kChunk);
+    if (in == NULL || want == NULL || bulk == NULL) {
+        fprintf(stderr, "sweep: out of memory\n");
+        abort();
+    }
+    for (;;) {
+        uint64_t c = s->next_chunk.fetch_add(1);
+        if (c >= s->n_chunks)
+            break;
+        uint64_t first = c * kChunk;
+        size_t n = (size_t)std::min<uint64_t>(s->n_inputs - first, kChunk);
+        for (size_t i = 0; i < n; i++)
+            in[i] = f32_from_bits((uint32_t)((first + i) * s->stride));
+        bool with_scalar = c % s->scalar_every == 0;
+        OracleFill filled = NULL;
+        for (size_t m = 0; m < s->n_modes; m++) {
+            const EncodeMode &mode = s->modes[m];
+            double t0 = now_seconds();
+            if (mode.oracle != filled) {
+                mode.oracle(in, want, n);
+                filled = mode.oracle;
+            }
+            check_chunk(mode, in, want, bulk, n, first, with_scalar, &w->tally[m]);
+            w->tally[m].seconds += now_seconds() - t0;
+        }
+    }
+    free(in);
+    free(want);
+    free(bulk);
+    return NULL;
+}
+
+void print_example(const Example &e)
+{
+    float x = f32_from_bits(e.bits);
+    printf("      x = 0x%08" PRIX32 " (%a, %g): NVIDIA 0x%02X, bulk 0x%02X%s", e.bits, (double)x,
+           (double)x, e.want, e.bulk, e.bulk != e.want ? " (wrong)" : "");
+    if (e.scalar >= 0)
+        printf(", scalar 0x%02X%s", e.scalar, e.scalar != e.want ? " (wrong)" : "");
+    printf("\n");
+}
+
+/* Sweeps the inputs through every mode of a family; prints one line per mode
+ * and returns the number of modes with a mismatch. */
+int sweep_encode(const EncodeMode *modes, size_t n_modes)
+{
+    if (n_modes > kMaxModes) {
+        fprintf(stderr, "sweep: too many modes\n");
+        abort();
+    }
+    unsigned n_threads = thread_count();
+    Sweep s;
+    s.modes = modes;
+    s.n_modes = n_modes;
+    s.stride = sweep_stride();
+    s.n_inputs = (kPatterns + s.stride - 1) / s.stride;
+    s.n_chunks = (s.n_inputs + kChunk - 1) / kChunk;
+    s.scalar_every = scalar_every();
+    s.next_chunk = 0;
+
+    std::vector<Worker> workers(n_threads);
+    double t0 = now_seconds();
+    for (Worker &w : workers) {
+        w.sweep = &s;
+        int rc = pthread_create(&w.thread, NULL, sweep_worker, &w);
+        if (rc != 0) {
+            fprintf(stderr, "sweep: pthread_create: %s\n", strerror(rc));
+            abort();
+        }
+    }
+    for (Worker &w : workers)
+        pthread_join(w.thread, NULL);
+    double elapsed = now_seconds() - t0;
+
+    if (s.stride == 1)
+        printf("  encode: all %" PRIu64 " float bit patterns (exhaustive), %u threads, %.1f s\n",
+               s.n_inputs, n_threads, elapsed);
+    else
+        printf("  encode: NOT EXHAUSTIVE: 1 in %" PRIu64 " float bit patterns, %" PRIu64
+               " of 2^32, %u threads, %.1f s\n",
+               s.stride, s.n_inputs, n_threads, elapsed);
+
+    int bad_modes = 0;
+    for (size_t m = 0; m < n_modes; m++) {
+        /* totals, and the earliest counterexamples of all threads */
+        Tally total = Tally();
+        std::vector<Example> examples;
+        for (const Worker &w : workers) {
+            const Tally &t = w.tally[m];
+            total.bulk_bad += t.bulk_bad;
+            total.scalar_bad += t.scalar_bad;
+            total.scalar_checked += t.scalar_checked;
+            total.seconds += t.seconds;
+            examples.insert(examples.end(), t.examples, t.examples + t.n_examples);
+        }
+        std::sort(examples.begin(), examples.end(),
+                  [](const Example &a, const Example &b) { return a.index < b.index; });
+        if (examples.size() > (size_t)kExamples)
+            examples.resize(kExamples);
+
+        const EncodeMode &mode = modes[m];
+        bool ok = total.bulk_bad == 0 && total.scalar_bad == 0;
+        printf("    %-26s vs %-60s %6.1f s  %s\n", mode.name, mode.oracle_name, total.seconds,
+               ok ? "ok" : "MISMATCH");
+        printf("      bulk: %" PRIu64 " of %" PRIu64 " wrong; scalar: %" PRIu64 " of %" PRIu64
+               " wrong\n",
+               total.bulk_bad, s.n_inputs, total.scalar_bad, total.scalar_checked);
+        if (!ok) {
+            printf("      first %zu counterexamples:\n", examples.size());
+            for (const Example &e : examples)
+                print_example(e);
+            bad_modes++;
+        }
+    }
+    fflush(stdout);
+    return bad_modes;
+}
+
+/* Decodes every byte value with fp8_decode and fp8_decode_array, and its low
+ * `bits` bits with NVIDIA (so the bits above a code must be ignored). Returns
+ * the number of mismatches, printing the first few. */
+int sweep_decode(fp8_format fmt, const char *oracle_name)
+{
+    const fp8_format_info *info = fp8_info(fmt);
+    unsigned count = 1u << info->bits;
+    uint8_t codes[256];
+    float bulk[256];
+    for (unsigned c = 0; c < 256; c++)
+        codes[c] = (uint8_t)c;
+    fp8_decode_array(codes, bulk, 256, fmt);
+
+    int bad = 0;
+    char examples[kExamples][160];
+    for (unsigned c = 0; c < 256; c++) {
+        float want = nv_decode((uint8_t)(c & (count - 1)), fmt);
+        float scalar = fp8_decode((uint8_t)c, fmt);
+        if (same_value(want, scalar) && same_value(want, bulk[c]))
+            continue;
+        if (bad < kExamples)
+            snprintf(examples[bad], sizeof examples[bad],
+                     "code 0x%02X: NVIDIA %a (0x%08" PRIX32 "), scalar %a (0x%08" PRIX32
+                     "), bulk %a (0x%08" PRIX32 ")",
+                     c, (double)want, f32_bits(want), (double)scalar, f32_bits(scalar),
+                     (double)bulk[c], f32_bits(bulk[c]));
+        bad++;
+    }
+    printf("    decode %-19s vs %-60s %8s  %s (%u codes%s)\n", info->name, oracle_name, "",
+           bad ? "MISMATCH" : "ok", count, count < 256 ? ", high bits ignored" : "");
+    if (bad) {
+        printf("      %d of 256 byte values wrong; first %d:\n", bad, std::min(bad, kExamples));
+        for (int k = 0; k < std::min(bad, kExamples); k++)
+            printf("      %s\n", examples[k]);
+    }
+    fflush(stdout);
+    return bad;
+}
+
+/* ---- the tests ----------------------------------------------------------------- */
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Runs one family; fails the test on any mismatch. */
+void run_family(const char *title, const EncodeMode *modes, size_t n_modes,
+                const fp8_format *decode_fmts, const char *const *decode_oracles,
+                size_t n_decode)
+{
+    double t0 = now_seconds();
+    printf("%s\n", title);
+    int bad_modes = sweep_encode(modes, n_modes);
+    int bad_codes = 0;
+    for (size_t k = 0; k < n_decode; k++)
+        bad_codes += sweep_decode(decode_fmts[k], decode_oracles[k]);
+    printf("  %s: %.1f s\n", title, now_seconds() - t0);
+    fflush(stdout);
+    ck_assert_msg(bad_modes == 0 && bad_codes == 0,
+                  "%s: %d encoding modes and %d decoded byte values disagree with NVIDIA", title,
+                  bad_modes, bad_codes);
+}
+
+START_TEST(test_fp8)
+{
+    const fp8_format fmts[] = {FP8_E4M3, FP8_E5M2};
+    const char *const oracles[] = {"__nv_cvt_fp8_to_halfraw(c, __NV_E4M3)",
+                                   "__nv_cvt_fp8_to_halfraw(c, __NV_E5M2)"};
+    run_family("fp8: E4M3, E5M2", kFp8Modes, COUNT(kFp8Modes), fmts, oracles, COUNT(fmts));
+}
+END_TEST
+
+START_TEST(test_e8m0)
+{
+    const fp8_format fmts[] = {FP8_E8M0};
+    const char *const oracles[] = {"__nv_cvt_e8m0_to_bf16raw(c)"};
+    run_family("e8m0", kE8m0Modes, COUNT(kE8m0Modes), fmts, oracles, COUNT(fmts));
+}
+END_TEST
+
+START_TEST(test_fp6)
+{
+    const fp8_format fmts[] = {FP8_E2M3, FP8_E3M2};
+    const char *const oracles[] = {"__nv_cvt_fp6_to_halfraw(c, __NV_E2M3)",
+                                   "__nv_cvt_fp6_to_halfraw(c, __NV_E3M2)"};
+    run_family("fp6: E2M3, E3M2", kFp6Modes, COUNT(kFp6Modes), fmts, oracles, COUNT(fmts));
+}
+END_TEST
+
+START_TEST(test_fp4)
+{
+    const fp8_format fmts[] = {FP8_E2M1};
+    const char *const oracles[] = {"__nv_cvt_fp4_to_halfraw(c, __NV_E2M1)"};
+    run_family("fp4: E2M1", kFp4Modes, COUNT(kFp4Modes), fmts, oracles, COUNT(fmts));
+}
+END_TEST
+
+/* Seconds a family may take before Check stops it: far more than one
+ * thread needs for an exhaustive run. Check multiplies it by
+ * CK_TIMEOUT_MULTIPLIER itself. */
+const double kTimeout = 3600;
+
+Suite *sweep_suite(void)
+{
+    Suite *s = suite_create("sweep_nvidia");
+    struct {
+        const char *name;
+        const TTest *test;
+    } cases[] = {{"fp8", test_fp8}, {"e8m0", test_e8m0}, {"fp6", test_fp6}, {"fp4", test_fp4}};
+    for (size_t k = 0; k < COUNT(cases); k++) {
+        TCase *tc = tcase_create(cases[k].name);
+        tcase_set_timeout(tc, kTimeout);
+        tcase_add_test(tc, cases[k].test);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}
+
+} /* namespace */
+
+int main(void)
+{
+    uint64_t stride = sweep_stride();
+    uint64_t every = scalar_every();
+    unsigned threads = thread_count();
+    if (stride == 1)
+        printf("sweep_nvidia: every float bit pattern, %u threads\n", threads);
+    else
+        printf("sweep_nvidia: NOT EXHAUSTIVE: FP8LAB_SWEEP_STRIDE=%" PRIu64
+               " checks 1 in %" PRIu64 " float bit patterns, %u threads\n",
+               stride, stride, threads);
+    if (every == 1)
+        printf("sweep_nvidia: bulk and scalar encoders on every input\n");
+    else
+        printf("sweep_nvidia: bulk encoder on every input, scalar encoder on 1 chunk of %zu"
+               " in %" PRIu64 " (FP8LAB_SWEEP_SCALAR_EVERY=1 for all)\n",
+               kChunk, every);
+    fflush(stdout);
+
+    double t0 = now_seconds();
+    SRunner *sr = srunner_create(sweep_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    printf("sweep_nvidia: %.1f s wall in all, %u threads%s\n", now_seconds() - t0, threads,
+           stride == 1 ? "" : " (NOT EXHAUSTIVE)");
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
