@@ -54,21 +54,24 @@ missing() {
     echo "${out# }"
 }
 
-# apt-get update + install, as root or through password-less sudo.
+# apt-get update + install, as root or through password-less sudo. $1 says
+# what the packages are ("missing Debian packages", ...), for the messages.
 apt_install() {
+    what="$1"
+    shift
     if [ "$(id -u)" = 0 ]; then
         run=""
     elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
         run="sudo"
     else
-        echo "fp8lab: missing Debian packages: $*. Run: sudo apt-get install -y $*" >&2
+        echo "fp8lab: $what: $*. Run: sudo apt-get install -y $*" >&2
         return 1
     fi
     if ! command -v apt-get >/dev/null 2>&1; then
         echo "fp8lab: missing $* (Debian package names); install them with your system's package manager" >&2
         return 1
     fi
-    echo "fp8lab: installing Debian packages: $*"
+    echo "fp8lab: $what: $*; installing them with ${run:+sudo }apt-get"
     if ! DEBIAN_FRONTEND=noninteractive $run apt-get update -qq ||
        ! DEBIAN_FRONTEND=noninteractive $run apt-get install -y -qq "$@" >/dev/null; then
         echo "fp8lab: apt-get could not install: $*" >&2
@@ -91,10 +94,10 @@ ensure)
         exit 1
     fi
     # shellcheck disable=SC2086
-    apt_install $m ;;
+    apt_install "missing Debian packages" $m ;;
 install)
     # shellcheck disable=SC2086
-    apt_install $ALL_PACKAGES ;;
+    apt_install "the course needs these Debian packages" $ALL_PACKAGES ;;
 *)
     echo "usage: deps.sh list | missing NEED... | ensure NEED... | install" >&2
     exit 2 ;;
