@@ -273,6 +273,13 @@ static inline uint8_t encode_nearest_fast(float x, const fp8_format_info *f, boo
 
 /* ---- public encoders -------------------------------------------------------- */
 
+uint8_t fp8_encode(float x, fp8_format fmt, bool saturate)
+{
+    FOR_EACH_FORMAT(fmt, return f->has_subnormals ? encode_nearest_fast(x, f, saturate)
+                                                  : encode_generic(x, f, saturate,
+                                                                   FP8_ROUND_NEAREST_EVEN, 0));
+    return 0;
+}
 
 uint8_t fp8_encode_rounded(float x, fp8_format fmt, bool saturate, fp8_rounding rnd)
 {
@@ -291,15 +298,6 @@ uint8_t fp8_encode_stochastic(float x, fp8_format fmt, bool saturate, rng_state 
     if (!f)
         return 0;
     return encode_generic(x, f, saturate, MODE_STOCHASTIC, r);
-}
-
-
-uint8_t fp8_encode(float x, fp8_format fmt, bool saturate)
-{
-    FOR_EACH_FORMAT(fmt, return f->has_subnormals ? encode_nearest_fast(x, f, saturate)
-                                                  : encode_generic(x, f, saturate,
-                                                                   FP8_ROUND_NEAREST_EVEN, 0));
-    return 0;
 }
 
 static void encode_nearest_array(const float *in, uint8_t *out, size_t n, fp8_format fmt,

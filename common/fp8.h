@@ -39,6 +39,10 @@
  *
  * Decoding (code -> float) is exact: every value of every format is a float.
  *
+ * The encoders assume C's default floating-point environment, in particular
+ * its rounding mode, to nearest (fesetround changes it; fp8.c rounds the
+ * subnormal range with one float addition).
+ *
  * Not for: scaling (x * scale happens before encode, in the labs), or
  * packing several sub-byte codes into one byte.
  */
