@@ -24,6 +24,8 @@
  */
 #include "npy.h"
 
+#include "atomic_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -607,64 +609,12 @@ static size_t build_prelude(unsigned char *buf, npy_dtype dtype, int ndim, const
     return 10 + hlen;
 }
 
-/* Writes everything to f and forces it to disk. */
-static int write_stream(const char *path, const char *tmp, FILE *f, const unsigned char *prelude,
-                        size_t prelude_len, const void *data, size_t bytes, lab_error *err)
-{
-    if (fwrite(prelude, 1, prelude_len, f) != prelude_len
-        || (bytes > 0 && fwrite(data, 1, bytes, f) != bytes)
-        || fflush(f) != 0)
-        return lab_errorf(err, "%s: cannot write %s: %s", path, tmp, strerror(errno));
-    if (fsync(fileno(f)) != 0)
-        return lab_errorf(err, "%s: cannot sync %s to disk: %s", path, tmp, strerror(errno));
-    return 0;
-}
-
-/* Creates a fresh temporary file from the template tmp ("...XXXXXX", which
- * mkstemp fills in), writes the file into it and renames it over path. Leaves
- * no temporary file behind on failure. */
-static int write_atomically(const char *path, char *tmp, const unsigned char *prelude,
-                            size_t prelude_len, const void *data, size_t bytes, lab_error *err)
-{
-    int fd, rc;
-    FILE *f;
-
-    fd = mkstemp(tmp);
-    if (fd < 0)
-        return lab_errorf(err, "%s: cannot create temporary file %s: %s", path, tmp,
-                          strerror(errno));
-    /* mkstemp makes the file private (0600); a saved array is an ordinary file. */
-    if (fchmod(fd, 0644) != 0) {
-        rc = lab_errorf(err, "%s: cannot set the mode of %s: %s", path, tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return rc;
-    }
-    f = fdopen(fd, "wb");
-    if (!f) {
-        rc = lab_errorf(err, "%s: cannot open temporary file %s: %s", path, tmp,
-                        strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return rc;
-    }
-    rc = write_stream(path, tmp, f, prelude, prelude_len, data, bytes, err);
-    if (fclose(f) != 0 && rc == 0)
-        rc = lab_errorf(err, "%s: cannot close %s: %s", path, tmp, strerror(errno));
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = lab_errorf(err, "%s: cannot rename %s to it: %s", path, tmp, strerror(errno));
-    if (rc != 0)
-        unlink(tmp);
-    return rc;
-}
-
 int npy_save(const char *path, npy_dtype dtype, int ndim, const size_t *shape,
              const void *data, lab_error *err)
 {
     unsigned char prelude[NPY_PRELUDE_MAX];
-    size_t prelude_len, count, bytes, tmp_cap;
-    char *tmp;
-    int rc;
+    size_t prelude_len, count, bytes;
+    atomic_file af;
 
     if (!path || !*path)
         return lab_errorf(err, "npy_save: path is %s", path ? "empty" : "NULL");
@@ -686,12 +636,10 @@ int npy_save(const char *path, npy_dtype dtype, int ndim, const size_t *shape,
 
     prelude_len = build_prelude(prelude, dtype, ndim, shape);
 
-    tmp_cap = strlen(path) + 32;
-    tmp = malloc(tmp_cap);
-    if (!tmp)
-        return lab_errorf(err, "%s: cannot allocate the temporary file name", path);
-    snprintf(tmp, tmp_cap, "%s.tmp.XXXXXX", path);
-    rc = write_atomically(path, tmp, prelude, prelude_len, data, bytes, err);
-    free(tmp);
-    return rc;
+    if (atomic_file_open(&af, path, err) != 0)
+        return -1;
+    fwrite(prelude, 1, prelude_len, af.f);
+    if (bytes > 0)
+        fwrite(data, 1, bytes, af.f);
+    return atomic_file_commit(&af, err);
 }

@@ -8,6 +8,8 @@
  */
 #include "plot.h"
 
+#include "atomic_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -350,42 +352,6 @@ static int make_dirs(const char *dir, lab_error *err)
         *c = '/';
     }
     free(path);
-    return rc;
-}
-
-/* Opens tmp (path plus a per-process suffix, filled in here) for writing. */
-static FILE *open_temp(const char *path, char **tmp, lab_error *err)
-{
-    *tmp = str_printf("%s.tmp%ld", path, (long)getpid());
-    if (!*tmp) {
-        lab_errorf(err, "plot: out of memory writing %s", path);
-        return NULL;
-    }
-    FILE *f = fopen(*tmp, "w");
-    if (!f) {
-        lab_errorf(err, "plot: cannot write %s: %s", path, strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
-        return NULL;
-    }
-    errno = 0; /* so that commit_temp reports this file's errors */
-    return f;
-}
-
-/* Closes f, written as tmp, and renames it to path; removes tmp on failure. */
-static int commit_temp(FILE *f, char *tmp, const char *path, lab_error *err)
-{
-    int rc = 0;
-    bool failed = ferror(f) != 0;
-    if (fclose(f) != 0 || failed)
-        rc = lab_errorf(err, "plot: cannot write %s: %s", path,
-                        strerror(errno ? errno : EIO));
-    else if (rename(tmp, path) != 0)
-        rc = lab_errorf(err, "plot: cannot rename %s to %s: %s", tmp, path,
-                        strerror(errno));
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
     return rc;
 }
 
@@ -980,20 +946,18 @@ static int find_abs_dir(render_paths *rp, lab_error *err)
 static int write_files(const plot *p, const render_paths *rp,
                        const plot_options *o, lab_error *err)
 {
-    char *tmp;
-    FILE *f = open_temp(rp->dat, &tmp, err);
-    if (!f)
+    atomic_file af;
+    if (atomic_file_open(&af, rp->dat, err) != 0)
         return -1;
-    write_dat(f, p);
-    if (commit_temp(f, tmp, rp->dat, err) != 0)
+    write_dat(af.f, p);
+    if (atomic_file_commit(&af, err) != 0)
         return -1;
 
     script_paths sp = { rp->base, rp->abs_dir, o->width, o->height };
-    f = open_temp(rp->gp, &tmp, err);
-    if (!f)
+    if (atomic_file_open(&af, rp->gp, err) != 0)
         return -1;
-    write_script(f, p, &sp);
-    return commit_temp(f, tmp, rp->gp, err);
+    write_script(af.f, p, &sp);
+    return atomic_file_commit(&af, err);
 }
 
 static int draw(const plot *p, const render_paths *rp, const plot_options *o,
