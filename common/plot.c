@@ -40,10 +40,26 @@ typedef struct plot_marker {
     char *label;    /* "" for none */
 } plot_marker;
 
+/* The key positions plot_set_key takes, and what gnuplot is told for each.
+ * The first is the default. */
+static const struct {
+    const char *name;
+    const char *gnuplot;
+} KEY_POSITIONS[] = {
+    { "top right", "top right opaque" },
+    { "top left", "top left opaque" },
+    { "bottom left", "bottom left opaque" },
+    { "bottom right", "bottom right opaque" },
+    { "outside", "outside right top" },
+};
+#define N_KEY_POSITIONS (sizeof KEY_POSITIONS / sizeof KEY_POSITIONS[0])
+
 struct plot {
     char *stem;
     char *title, *xlabel, *ylabel;
     bool log_y;
+    double x_lo, x_hi, y_lo, y_hi; /* fixed range ends; NaN: gnuplot's */
+    size_t key;                    /* index into KEY_POSITIONS */
     plot_series *series;
     size_t n_series, cap_series;
     plot_marker *markers;
@@ -156,6 +172,7 @@ plot *plot_new(const char *stem, const char *title, const char *xlabel,
         p->title = copy_text(title);
         p->xlabel = copy_text(xlabel);
         p->ylabel = copy_text(ylabel);
+        p->x_lo = p->x_hi = p->y_lo = p->y_hi = NAN;
     }
     if (!p || !p->stem || !p->title || !p->xlabel || !p->ylabel) {
         plot_free(p);
@@ -225,6 +242,58 @@ void plot_set_log_y(plot *p, bool on)
         p->log_y = on;
 }
 
+/* Checks lo and hi and stores them in *to_lo, *to_hi; fn names the caller
+ * in messages. */
+static int set_range(plot *p, double lo, double hi, double *to_lo,
+                     double *to_hi, const char *fn, lab_error *err)
+{
+    if (!p)
+        return lab_errorf(err, "%s: no plot (NULL)", fn);
+    if (isinf(lo) || isinf(hi))
+        return lab_errorf(err, "%s: range [%g : %g] of %s: each end must be "
+                          "finite, or NaN to let gnuplot choose it", fn, lo,
+                          hi, p->stem);
+    if (lo >= hi) /* false when either is NaN */
+        return lab_errorf(err, "%s: range [%g : %g] of %s is empty or "
+                          "reversed; it needs lo < hi", fn, lo, hi, p->stem);
+    *to_lo = lo;
+    *to_hi = hi;
+    return 0;
+}
+
+int plot_set_xrange(plot *p, double lo, double hi, lab_error *err)
+{
+    return set_range(p, lo, hi, p ? &p->x_lo : NULL, p ? &p->x_hi : NULL,
+                     "plot_set_xrange", err);
+}
+
+int plot_set_yrange(plot *p, double lo, double hi, lab_error *err)
+{
+    return set_range(p, lo, hi, p ? &p->y_lo : NULL, p ? &p->y_hi : NULL,
+                     "plot_set_yrange", err);
+}
+
+int plot_set_key(plot *p, const char *position, lab_error *err)
+{
+    if (!p)
+        return lab_errorf(err, "plot_set_key: no plot (NULL)");
+    for (size_t i = 0; position && i < N_KEY_POSITIONS; i++) {
+        if (strcmp(position, KEY_POSITIONS[i].name) == 0) {
+            p->key = i;
+            return 0;
+        }
+    }
+    char names[160] = "";
+    for (size_t i = 0; i < N_KEY_POSITIONS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names),
+                 "%s'%s'", i ? ", " : "", KEY_POSITIONS[i].name);
+    if (!position)
+        return lab_errorf(err, "plot_set_key: no key position (NULL) for %s; "
+                          "it takes one of %s", p->stem, names);
+    return lab_errorf(err, "plot_set_key: unknown key position '%s' for %s; "
+                      "it takes one of %s", position, p->stem, names);
+}
+
 static int add_marker(plot *p, bool vertical, double at, const char *label,
                       const char *fn, lab_error *err)
 {
@@ -280,11 +349,36 @@ static double series_x(const plot_series *s, size_t i)
     return s->x ? s->x[i] : (double)i;
 }
 
-/* Whether gnuplot will draw point i of s. */
+/* Whether point i of s is missing: x or y NaN or +-inf. */
+static bool missing(const plot_series *s, size_t i)
+{
+    return !isfinite(series_x(s, i)) || !isfinite(s->y[i]);
+}
+
+/* Whether v is inside [lo, hi], either end NaN for none. */
+static bool in_range(double v, double lo, double hi)
+{
+    return !(v < lo) && !(v > hi);
+}
+
+/* Whether gnuplot will draw point i of s: not missing, y > 0 on a log axis,
+ * inside the fixed range ends. */
 static bool drawable(const plot *p, const plot_series *s, size_t i)
 {
     double x = series_x(s, i), y = s->y[i];
-    return isfinite(x) && isfinite(y) && (!p->log_y || y > 0);
+    return !missing(s, i) && (!p->log_y || y > 0) &&
+           in_range(x, p->x_lo, p->x_hi) && in_range(y, p->y_lo, p->y_hi);
+}
+
+/* Whether any point is finite (drawable but for the fixed ranges). */
+static bool has_finite_point(const plot *p)
+{
+    for (size_t k = 0; k < p->n_series; k++)
+        for (size_t i = 0; i < p->series[k].n; i++)
+            if (!missing(&p->series[k], i) &&
+                (!p->log_y || p->series[k].y[i] > 0))
+                return true;
+    return false;
 }
 
 static bool has_drawable_point(const plot *p)
@@ -296,10 +390,18 @@ static bool has_drawable_point(const plot *p)
     return false;
 }
 
-/* Whether hline m can be drawn (not at y <= 0 on a log axis). */
+/* Whether hline m can be drawn (not at y <= 0 on a log axis, not outside
+ * a fixed y range). */
 static bool hline_shown(const plot *p, const plot_marker *m)
 {
-    return !m->vertical && (!p->log_y || m->at > 0);
+    return !m->vertical && (!p->log_y || m->at > 0) &&
+           in_range(m->at, p->y_lo, p->y_hi);
+}
+
+/* Whether vline m can be drawn (not outside a fixed x range). */
+static bool vline_shown(const plot *p, const plot_marker *m)
+{
+    return m->vertical && in_range(m->at, p->x_lo, p->x_hi);
 }
 
 /* The range of the finite x values, [0, 1] when there are none, widened by
@@ -380,6 +482,10 @@ static void write_dat(FILE *f, const plot *p)
             fputc(' ', f);
             put_number(f, s->y[i]);
             fputc('\n', f);
+            /* gnuplot skips the NaN row but would join its neighbours; a
+             * blank line breaks the line. One only: two end the block. */
+            if (missing(s, i) && i + 1 < s->n)
+                fputc('\n', f);
         }
     }
 }
@@ -443,26 +549,46 @@ static void write_script_header(FILE *f, const script_paths *sp)
 
 static void write_script_axes(FILE *f, const plot *p)
 {
-    fputs("set datafile missing 'NaN'\nset title ", f);
+    fputs("# NaN rows are skipped; the blank line after each breaks the "
+          "line there\nset datafile missing 'NaN'\nset title ", f);
     put_quoted(f, p->title);
     fputs("\nset xlabel ", f);
     put_quoted(f, p->xlabel);
     fputs("\nset ylabel ", f);
     put_quoted(f, p->ylabel);
-    fputs("\nset grid\nset key top right opaque\n", f);
+    fprintf(f, "\nset grid\nset key %s\n", KEY_POSITIONS[p->key].gnuplot);
     if (p->log_y)
         fputs("set logscale y\n", f);
 }
 
+/* Moves [*lo, *hi] to the plot's fixed ends (NaN: none), keeping lo < hi:
+ * an end that is not fixed moves one unit (a factor 10 on a log axis) past
+ * the fixed one when it has to. */
+static void apply_fixed_ends(double *lo, double *hi, double fixed_lo,
+                             double fixed_hi, bool log)
+{
+    if (!isnan(fixed_lo))
+        *lo = fixed_lo;
+    if (!isnan(fixed_hi))
+        *hi = fixed_hi;
+    if (*lo < *hi)
+        return;
+    if (!isnan(fixed_lo))
+        *hi = log ? *lo * 10 : *lo + 1;
+    else
+        *lo = log ? *hi / 10 : *hi - 1;
+}
+
 /* With no point to draw, gnuplot cannot autoscale and would fail: fixed
- * ranges (holding the x values there are and the marker lines) instead. */
+ * ranges (holding the x values there are and the marker lines, or the
+ * plot's own fixed ends) instead. */
 static void write_script_empty_ranges(FILE *f, const plot *p)
 {
     double lo, hi, ylo = p->log_y ? 1 : 0, yhi = p->log_y ? 10 : 1;
     x_extent(p, &lo, &hi);
     for (size_t i = 0; i < p->n_markers; i++) {
         const plot_marker *m = &p->markers[i];
-        if (m->vertical) {
+        if (vline_shown(p, m)) {
             lo = fmin(lo, m->at);
             hi = fmax(hi, m->at);
         } else if (hline_shown(p, m)) {
@@ -470,6 +596,8 @@ static void write_script_empty_ranges(FILE *f, const plot *p)
             yhi = fmax(yhi, m->at);
         }
     }
+    apply_fixed_ends(&lo, &hi, p->x_lo, p->x_hi, false);
+    apply_fixed_ends(&ylo, &yhi, p->y_lo, p->y_hi, p->log_y);
     fputs("# nothing to draw: fixed ranges, so that gnuplot draws the axes\n"
           "set xrange [", f);
     put_number(f, lo);
@@ -480,17 +608,18 @@ static void write_script_empty_ranges(FILE *f, const plot *p)
     fputc(':', f);
     put_number(f, yhi);
     fputs("]\n", f);
-    fputs("set label 'no finite data to plot' at graph 0.5, graph 0.5 "
-          "center front\n", f);
+    fprintf(f, "set label '%s' at graph 0.5, graph 0.5 center front\n",
+            has_finite_point(p) ? "no data inside the fixed range"
+                                : "no finite data to plot");
 }
 
-/* The range of the vlines' x; false when there are none. */
+/* The range of the vlines' x that are drawn; false when there are none. */
 static bool vline_extent(const plot *p, double *lo, double *hi)
 {
     *lo = INFINITY;
     *hi = -INFINITY;
     for (size_t i = 0; i < p->n_markers; i++) {
-        if (p->markers[i].vertical) {
+        if (vline_shown(p, &p->markers[i])) {
             *lo = fmin(*lo, p->markers[i].at);
             *hi = fmax(*hi, p->markers[i].at);
         }
@@ -498,29 +627,63 @@ static bool vline_extent(const plot *p, double *lo, double *hi)
     return *lo <= *hi;
 }
 
-/* Vlines are arrows from the bottom to the top of the graph; the x range
- * stretches to hold them. Hlines are constant functions in the plot command
- * (so that the y range holds them, log axes included); here go their
- * labels. */
-static void write_script_markers(FILE *f, const plot *p)
+/* One end of a `set xrange [lo : hi]`: the fixed end, or gnuplot's choice
+ * ("*"), when hold is not NaN stretched to reach it: "*<-5" for a low end
+ * (at most -5), "120<*" for a high one (at least 120). */
+static void put_range_end(FILE *f, double fixed, double hold, bool low)
+{
+    if (!isnan(fixed)) {
+        put_number(f, fixed);
+    } else if (isnan(hold)) {
+        fputc('*', f);
+    } else if (low) {
+        fputs("*<", f);
+        put_number(f, hold);
+    } else {
+        put_number(f, hold);
+        fputs("<*", f);
+    }
+}
+
+/* The ranges when there are points to draw: the fixed ends, and an x range
+ * that stretches to hold the vlines (the hlines, being functions in the
+ * plot command, stretch the y range themselves). */
+static void write_script_ranges(FILE *f, const plot *p)
 {
     double lo, hi;
-    if (has_drawable_point(p) && vline_extent(p, &lo, &hi)) {
-        fputs("set xrange [*<", f);
-        put_number(f, lo);
+    bool vlines = vline_extent(p, &lo, &hi);
+    if (vlines || !isnan(p->x_lo) || !isnan(p->x_hi)) {
+        fputs("set xrange [", f);
+        put_range_end(f, p->x_lo, vlines ? lo : NAN, true);
         fputs(" : ", f);
-        put_number(f, hi);
-        fputs("<*]\n", f);
+        put_range_end(f, p->x_hi, vlines ? hi : NAN, false);
+        fputs("]\n", f);
     }
+    if (!isnan(p->y_lo) || !isnan(p->y_hi)) {
+        fputs("set yrange [", f);
+        put_range_end(f, p->y_lo, NAN, true);
+        fputs(" : ", f);
+        put_range_end(f, p->y_hi, NAN, false);
+        fputs("]\n", f);
+    }
+}
+
+/* Vlines are arrows from the bottom to the top of the graph. Hlines are
+ * constant functions in the plot command (so that the y range holds them,
+ * log axes included); here go their labels. */
+static void write_script_markers(FILE *f, const plot *p)
+{
     for (size_t i = 0; i < p->n_markers; i++) {
         const plot_marker *m = &p->markers[i];
+        if (!vline_shown(p, m) && !hline_shown(p, m))
+            continue;
         char at[32];
         format_number(at, m->at);
         if (m->vertical)
             fprintf(f, "set arrow from first %s, graph 0 to first %s, "
                     "graph 1 nohead dashtype 2 linecolor rgb '#606060'\n",
                     at, at);
-        if (!m->label[0] || !(m->vertical || hline_shown(p, m)))
+        if (!m->label[0])
             continue;
         fputs("set label ", f);
         put_quoted(f, m->label);
@@ -563,7 +726,9 @@ static void write_script(FILE *f, const plot *p, const script_paths *sp)
 {
     write_script_header(f, sp);
     write_script_axes(f, p);
-    if (!has_drawable_point(p))
+    if (has_drawable_point(p))
+        write_script_ranges(f, p);
+    else
         write_script_empty_ranges(f, p);
     write_script_markers(f, p);
     write_script_plot(f, p);
@@ -992,6 +1157,10 @@ int plot_render(const plot *p, const plot_options *opt, lab_error *err)
     if (p->n_series == 0)
         return lab_errorf(err, "plot_render: plot %s has no series; add one "
                           "with plot_add_series", p->stem);
+    if (p->log_y && (p->y_lo <= 0 || p->y_hi <= 0)) /* false for NaN */
+        return lab_errorf(err, "plot_render: y range [%g : %g] of %s is on a "
+                          "log axis; its fixed ends must be > 0", p->y_lo,
+                          p->y_hi, p->stem);
     plot_options o;
     render_paths rp;
     if (resolve_options(opt, &o, err) != 0 ||

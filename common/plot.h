@@ -9,7 +9,9 @@
  *   amax.dat  the data: one block per series, each under a "# series i:
  *             label" line, blocks separated by two blank lines (gnuplot's
  *             `index`); x and y in the shortest decimal that reads back as
- *             the same double; NaN and +-inf written as NaN;
+ *             the same double; NaN and +-inf written as NaN, a row with
+ *             one followed by a blank line (but for a block's last row):
+ *             gnuplot skips the row and breaks the line at the blank;
  *   amax.gp   a standalone gnuplot (5.0 or later) script that draws amax.png
  *             from amax.dat: `gnuplot build/lab1/plots/amax.gp` from any
  *             directory, also after the folder was moved or copied (it finds
@@ -24,7 +26,13 @@
  * Missing values: a point whose x or y is NaN or +-inf is not drawn, and the
  * line through a series breaks there. A plot with no drawable point at all
  * still renders (empty axes that say so), as does a log-y plot whose values
- * are all <= 0.
+ * are all <= 0, or one whose fixed ranges (plot_set_xrange, plot_set_yrange)
+ * hold none of its points.
+ *
+ * Ranges and key: by default gnuplot chooses both axes' ranges (stretched to
+ * hold the vertical and horizontal lines) and the key (legend) sits inside
+ * the top right corner; plot_set_xrange, plot_set_yrange and plot_set_key
+ * change that.
  *
  * Texts (title, labels) are taken literally: quotes, backslashes and
  * backquotes are safe, gnuplot's enhanced-text markup (^, _, @, {}) is off,
@@ -95,16 +103,42 @@ int plot_add_series(plot *p, const char *label, const double *x,
 void plot_set_log_y(plot *p, bool on);
 
 /* A dashed vertical line at x (finite), labelled at its top; label may be
- * NULL or "" for none. */
+ * NULL or "" for none. Not drawn when x is outside a fixed x range. */
 int plot_add_vline(plot *p, double x, const char *label, lab_error *err);
 
 /* A dashed horizontal reference line at y (finite), labelled at its left;
- * label may be NULL or "" for none. */
+ * label may be NULL or "" for none. Not drawn when y is outside a fixed y
+ * range. */
 int plot_add_hline(plot *p, double y, const char *label, lab_error *err);
+
+/* Fixes the x axis to run from lo to hi. Either end may be NaN: gnuplot
+ * chooses that end (from the data and the vlines), as it does for both by
+ * default; plot_set_xrange(p, NAN, NAN, err) undoes an earlier call. An end
+ * that is not NaN must be finite, and lo < hi when both are given. Points
+ * and lines outside the range are cut off at its edge. Returns 0, or -1
+ * with err filled ("plot_set_xrange: range [5 : 1] of build/x is empty or
+ * reversed; it needs lo < hi"). */
+int plot_set_xrange(plot *p, double lo, double hi, lab_error *err);
+
+/* The same for the y axis (gnuplot chooses from the data and the hlines). On
+ * a log y axis both fixed ends must be > 0; plot_render checks that, since
+ * plot_set_log_y may come later. */
+int plot_set_yrange(plot *p, double lo, double hi, lab_error *err);
+
+/* Where the key (the series' labels) goes, one of:
+ *   "top right"     inside the graph, its top right corner (the default)
+ *   "top left", "bottom left", "bottom right"   the other corners
+ *   "outside"       right of the graph, outside it: it never covers data,
+ *                   and the graph is narrower for it
+ * The inside positions have an opaque background, so that they hide what is
+ * under them; pick a corner the data leaves free, or a range that makes
+ * room (plot_set_yrange). Anything else is an error that lists these. */
+int plot_set_key(plot *p, const char *position, lab_error *err);
 
 /* Writes stem.dat and stem.gp (creating stem's folders as `mkdir -p` does)
  * and runs gnuplot on the script to draw stem.png and, when opt->preview is
- * set, a text preview there. The plot needs at least one series.
+ * set, a text preview there. The plot needs at least one series, and on a
+ * log y axis a fixed y range must be above 0.
  * Returns 0; PLOT_NO_GNUPLOT when gnuplot is not found; -1 on any other
  * failure, gnuplot's own errors included ("gnuplot failed on build/x.gp:
  * line 12: ..."). When no new image could be drawn (gnuplot missing or

@@ -21,6 +21,7 @@
  */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <ftw.h>
 #include <math.h>
@@ -237,14 +238,17 @@ START_TEST(test_dat_exact)
     const double x[3] = { 0, 1, 2.5 };
     const double y0[3] = { 0.5, NAN, -1e-3 };
     const double y1[3] = { INFINITY, -INFINITY, 0.1 + 0.2 };
-    const double y2[2] = { 1.0 / 3.0, 1e300 };
+    const double y2[3] = { 1.0 / 3.0, 1e300, NAN };
     ck_assert_int_eq(plot_add_series(p, "a", x, y0, 3, &err), 0);
     ck_assert_int_eq(plot_add_series(p, NULL, x, y1, 3, &err), 0);
-    ck_assert_int_eq(plot_add_series(p, "b", NULL, y2, 2, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "b", NULL, y2, 3, &err), 0);
     no_gnuplot();
     ck_assert_int_eq(plot_render(p, NULL, &err), PLOT_NO_GNUPLOT);
     plot_free(p);
 
+    /* A missing row is followed by one blank line, where gnuplot breaks the
+     * line; never two (that would start a new index), so none after a
+     * block's last row. */
     char *dat = slurp(in_tmp("d.dat"));
     ck_assert_str_eq(dat,
                      "# tiny\n"
@@ -253,16 +257,20 @@ START_TEST(test_dat_exact)
                      "# series 0: a\n"
                      "0 0.5\n"
                      "1 NaN\n"
+                     "\n"
                      "2.5 -0.001\n"
                      "\n\n"
                      "# series 1\n"
                      "0 NaN\n"
+                     "\n"
                      "1 NaN\n"
+                     "\n"
                      "2.5 0.30000000000000004\n"
                      "\n\n"
                      "# series 2: b\n"
                      "0 0.3333333333333333\n"
-                     "1 1e+300\n");
+                     "1 1e+300\n"
+                     "2 NaN\n");
     free(dat);
 }
 END_TEST
@@ -403,6 +411,124 @@ START_TEST(test_script_nothing_drawable)
     assert_contains(gp, "set xrange [0:1]\n");
     assert_contains(gp, "set yrange [1:10]\n");
     free(gp);
+}
+END_TEST
+
+START_TEST(test_script_ranges)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("r"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[3] = { 3, 20, 1 };
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, 0, 10, &err), 0);
+    ck_assert_int_eq(plot_set_yrange(p, NAN, 100, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 5, "in", &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 20, "far right", &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, 50, "mid", &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, 200, "far up", &err), 0);
+    char *gp = script_of(p, "r");
+    assert_contains(gp, "set xrange [0 : 10]\n");
+    assert_contains(gp, "set yrange [* : 100]\n");
+    assert_contains(gp, "set arrow from first 5, graph 0");
+    assert_contains(gp, "set label 'in' at first 5,");
+    assert_contains(gp, "set label 'mid' at graph 0.01, first 50");
+    assert_contains(gp, "50 with lines dashtype 3");
+    /* lines outside a fixed range are left out, labels included */
+    ck_assert_ptr_null(strstr(gp, "first 20"));
+    ck_assert_ptr_null(strstr(gp, "far right"));
+    ck_assert_ptr_null(strstr(gp, "200"));
+    ck_assert_ptr_null(strstr(gp, "far up"));
+    free(gp);
+
+    /* a free end still stretches to hold the vlines */
+    p = plot_new(in_tmp("h"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, -5, NULL, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, NAN, 10, &err), 0);
+    ck_assert_int_eq(plot_set_yrange(p, 0.5, NAN, &err), 0);
+    gp = script_of(p, "h");
+    assert_contains(gp, "set xrange [*<-5 : 10]\n");
+    assert_contains(gp, "set yrange [0.5 : *]\n");
+    free(gp);
+
+    /* NaN, NaN gives the choice back to gnuplot */
+    p = plot_new(in_tmp("n"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, 0, 10, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, NAN, NAN, &err), 0);
+    ck_assert_int_eq(plot_set_yrange(p, 0, 10, &err), 0);
+    ck_assert_int_eq(plot_set_yrange(p, NAN, NAN, &err), 0);
+    gp = script_of(p, "n");
+    ck_assert_ptr_null(strstr(gp, "range"));
+    free(gp);
+}
+END_TEST
+
+/* Points that are all outside the fixed ranges: gnuplot would stop ("x
+ * range is invalid", "all points y value undefined"), so both ranges are
+ * fixed, as for a plot with nothing finite. */
+START_TEST(test_script_nothing_in_range)
+{
+    lab_error err = {{0}};
+    const double y[3] = { 1, 2, 3 };
+    plot *p = plot_new(in_tmp("out"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, 10, 20, &err), 0);
+    char *gp = script_of(p, "out");
+    assert_contains(gp, "set xrange [10:20]\n");
+    assert_contains(gp, "set yrange [0:1]\n");
+    assert_contains(gp, "no data inside the fixed range");
+    free(gp);
+
+    /* one end fixed: the other goes one unit past it */
+    p = plot_new(in_tmp("left"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, NAN, -3, &err), 0);
+    gp = script_of(p, "left");
+    assert_contains(gp, "set xrange [-4:-3]\n");
+    free(gp);
+
+    /* ... a factor 10 on a log axis */
+    p = plot_new(in_tmp("log"), "t", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_series(p, "loss", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_set_yrange(p, 100, NAN, &err), 0);
+    plot_set_log_y(p, true);
+    gp = script_of(p, "log");
+    assert_contains(gp, "set xrange [0:2]\n");
+    assert_contains(gp, "set yrange [100:1000]\n");
+    free(gp);
+}
+END_TEST
+
+START_TEST(test_script_key)
+{
+    static const char *const positions[][2] = {
+        { "top right", "set key top right opaque\n" },
+        { "top left", "set key top left opaque\n" },
+        { "bottom left", "set key bottom left opaque\n" },
+        { "bottom right", "set key bottom right opaque\n" },
+        { "outside", "set key outside right top\n" },
+    };
+    char *gp = script_of(small_plot("default"), "default");
+    assert_contains(gp, "set key top right opaque\n");
+    free(gp);
+    for (size_t i = 0; i < sizeof positions / sizeof positions[0]; i++) {
+        lab_error err = {{0}};
+        plot *p = small_plot("k");
+        ck_assert_msg(plot_set_key(p, positions[i][0], &err) == 0,
+                      "'%s': %s", positions[i][0], err.msg);
+        gp = script_of(p, "k");
+        char *key = strstr(gp, "set key");
+        ck_assert_ptr_eq(key, strstr(gp, positions[i][1]));
+        ck_assert_ptr_null(strstr(key + 1, "set key")); /* just the one */
+        free(gp);
+    }
 }
 END_TEST
 
@@ -611,6 +737,94 @@ START_TEST(test_markers_reject_non_finite)
 }
 END_TEST
 
+START_TEST(test_ranges_reject)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new("build/x", "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_set_xrange(p, 5, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_set_xrange: range [5 : 1] of build/x is "
+                              "empty or reversed; it needs lo < hi");
+    ck_assert_int_eq(plot_set_yrange(p, 2, 2, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_set_yrange: range [2 : 2] of build/x is "
+                              "empty or reversed; it needs lo < hi");
+    ck_assert_int_eq(plot_set_xrange(p, -INFINITY, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_set_xrange: range [-inf : 1] of build/x: "
+                              "each end must be finite, or NaN to let "
+                              "gnuplot choose it");
+    ck_assert_int_eq(plot_set_yrange(p, NAN, INFINITY, &err), -1);
+    assert_contains(err.msg, "plot_set_yrange: range [nan : inf]");
+    ck_assert_int_eq(plot_set_xrange(NULL, 0, 1, &err), -1);
+    ck_assert_str_eq(err.msg, "plot_set_xrange: no plot (NULL)");
+    ck_assert_int_eq(plot_set_yrange(NULL, 0, 1, NULL), -1); /* no err */
+    plot_free(p);
+}
+END_TEST
+
+START_TEST(test_rejected_range_keeps_the_old_one)
+{
+    lab_error err = {{0}};
+    plot *p = small_plot("keep");
+    ck_assert_int_eq(plot_set_xrange(p, 1, 2, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, 3, 0, &err), -1);
+    ck_assert_int_eq(plot_set_key(p, "bottom left", &err), 0);
+    ck_assert_int_eq(plot_set_key(p, "middle", &err), -1);
+    char *gp = script_of(p, "keep");
+    assert_contains(gp, "set xrange [1 : 2]\n");
+    assert_contains(gp, "set key bottom left opaque\n");
+    free(gp);
+}
+END_TEST
+
+START_TEST(test_key_rejects)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new("build/x", "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_set_key(p, "middle", &err), -1);
+    ck_assert_str_eq(err.msg, "plot_set_key: unknown key position 'middle' "
+                              "for build/x; it takes one of 'top right', "
+                              "'top left', 'bottom left', 'bottom right', "
+                              "'outside'");
+    /* exact names only: no other case, no gnuplot options passed through */
+    ck_assert_int_eq(plot_set_key(p, "Top Left", &err), -1);
+    assert_contains(err.msg, "unknown key position 'Top Left'");
+    ck_assert_int_eq(plot_set_key(p, "top left; system 'ls'", &err), -1);
+    ck_assert_int_eq(plot_set_key(p, "top right opaque", &err), -1);
+    ck_assert_int_eq(plot_set_key(p, "", &err), -1);
+    assert_contains(err.msg, "unknown key position ''");
+    ck_assert_int_eq(plot_set_key(p, NULL, &err), -1);
+    assert_contains(err.msg, "plot_set_key: no key position (NULL) for "
+                             "build/x; it takes one of 'top right',");
+    ck_assert_int_eq(plot_set_key(NULL, "top left", &err), -1);
+    ck_assert_str_eq(err.msg, "plot_set_key: no plot (NULL)");
+    ck_assert_int_eq(plot_set_key(p, "x", NULL), -1); /* no err */
+    plot_free(p);
+}
+END_TEST
+
+START_TEST(test_render_rejects_log_range)
+{
+    lab_error err = {{0}};
+    plot *p = small_plot("lr");
+    ck_assert_int_eq(plot_set_yrange(p, 0, 10, &err), 0);
+    plot_set_log_y(p, true);
+    no_gnuplot();
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    char want[PATH_SIZE + 128];
+    snprintf(want, sizeof want, "plot_render: y range [0 : 10] of %s is on "
+             "a log axis; its fixed ends must be > 0", in_tmp("lr"));
+    ck_assert_str_eq(err.msg, want);
+    ck_assert(!exists(in_tmp("lr.gp")));
+    ck_assert_int_eq(plot_set_yrange(p, NAN, -1, &err), 0);
+    ck_assert_int_eq(plot_render(p, NULL, &err), -1);
+    assert_contains(err.msg, "y range [nan : -1]");
+    plot_set_log_y(p, false); /* fine on a linear axis */
+    ck_assert_int_eq(plot_render(p, NULL, &err), PLOT_NO_GNUPLOT);
+    plot_free(p);
+}
+END_TEST
+
 START_TEST(test_render_rejects)
 {
     lab_error err = {{0}};
@@ -750,6 +964,124 @@ START_TEST(test_nothing_drawable_renders)
 }
 END_TEST
 
+START_TEST(test_ranges_and_keys_render)
+{
+    static const char *const keys[] = { "top right", "top left",
+                                        "bottom left", "bottom right",
+                                        "outside" };
+    plot_options opt = { .width = 320, .height = 200 };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        lab_error err = {{0}};
+        plot *p = small_plot("key");
+        ck_assert_int_eq(plot_set_key(p, keys[i], &err), 0);
+        ck_assert_int_eq(plot_set_xrange(p, -1, NAN, &err), 0);
+        ck_assert_int_eq(plot_set_yrange(p, NAN, 10, &err), 0);
+        render_ok(p, &opt);
+        assert_png(in_tmp("key.png"), 320, 200);
+    }
+
+    /* no point inside the fixed ranges: still axes, not a gnuplot error */
+    lab_error err = {{0}};
+    plot *p = small_plot("outside");
+    ck_assert_int_eq(plot_set_xrange(p, 10, NAN, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 12, "v", &err), 0);
+    render_ok(p, &opt);
+    assert_png(in_tmp("outside.png"), 320, 200);
+    p = small_plot("above");
+    ck_assert_int_eq(plot_set_yrange(p, 100, NAN, &err), 0);
+    plot_set_log_y(p, true);
+    render_ok(p, &opt);
+    assert_png(in_tmp("above.png"), 320, 200);
+}
+END_TEST
+
+/* Runs the script gp with gnuplot's `set table` on, which writes the
+ * points of each line it draws as text ("x y type", a blank line wherever
+ * the line breaks), and returns the line of series k (of n_curves drawn) as
+ * "x,y x,y | x,y", its segments split by " | " (malloc'd). */
+static char *drawn_segments(const char *gp, int k, int n_curves)
+{
+    const char *prog = getenv("GNUPLOT");
+    if (!prog || !*prog)
+        prog = "gnuplot";
+    char table[PATH_SIZE + 16], out[PATH_SIZE + 16];
+    snprintf(table, sizeof table, "set table '%s'", in_tmp("table.txt"));
+    snprintf(out, sizeof out, "out = '%s'", in_tmp("ignored"));
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        execlp(prog, prog, "-d", "-e", table, "-e", out, gp, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    char *text = slurp(in_tmp("table.txt"));
+    char head[64];
+    snprintf(head, sizeof head, "# Curve %d of %d,", k, n_curves);
+    char *line = strstr(text, head);
+    ck_assert_msg(line != NULL, "no [%s] in the table:\n%s", head, text);
+    char *end = line; /* the next "# Curve 1 of 3", not "# Curve title" */
+    while ((end = strstr(end + 1, "# Curve ")) && !isdigit(end[8]))
+        ;
+    if (end)
+        *end = '\0';
+    char *segs = malloc(8 * strlen(line) + 1);
+    ck_assert_ptr_nonnull(segs);
+    size_t len = 0;
+    bool any = false, broken = false;
+    segs[0] = '\0';
+    while (*line) {
+        size_t n = strcspn(line, "\n");
+        bool last = line[n] == '\0';
+        line[n] = '\0';
+        double x, y;
+        if (line[0] != '#' && sscanf(line, "%lf %lf", &x, &y) == 2) {
+            if (any)
+                len += (size_t)sprintf(segs + len, broken ? " | " : " ");
+            len += (size_t)sprintf(segs + len, "%g,%g", x, y);
+            any = true;
+            broken = false;
+        } else if (line[strspn(line, " \t")] == '\0') {
+            broken = true;
+        }
+        line += n + !last;
+    }
+    free(text);
+    return segs;
+}
+
+START_TEST(test_missing_point_breaks_line)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("gap"), "gaps", "step", "loss", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y0[4] = { 1, NAN, 3, 4 };
+    const double x1[7] = { 0, 1, 2, NAN, 4, 5, 6 };
+    const double y1[7] = { NAN, 5, INFINITY, 8, 6, 7, -INFINITY };
+    const double y2[2] = { 8, 9 };
+    ck_assert_int_eq(plot_add_series(p, "one gap", NULL, y0, 4, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "gaps", x1, y1, 7, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "none", NULL, y2, 2, &err), 0);
+    render_ok(p, NULL);
+
+    char gp[PATH_SIZE];
+    snprintf(gp, sizeof gp, "%s", in_tmp("gap.gp"));
+    char *segs = drawn_segments(gp, 0, 3);
+    ck_assert_str_eq(segs, "0,1 | 2,3 3,4"); /* not "0,1 2,3 3,4" */
+    free(segs);
+    /* two missing points in a row, and missing ends: still one series */
+    segs = drawn_segments(gp, 1, 3);
+    ck_assert_str_eq(segs, "1,5 | 4,6 5,7");
+    free(segs);
+    segs = drawn_segments(gp, 2, 3);
+    ck_assert_str_eq(segs, "0,8 1,9");
+    free(segs);
+}
+END_TEST
+
 /* Runs gnuplot on script from folder cwd, as a person would; exit status. */
 static int run_gnuplot_in(const char *cwd, const char *script)
 {
@@ -817,12 +1149,17 @@ END_TEST
     X(test_gnuplot_error_reported) X(test_gnuplot_error_without_message)      \
     X(test_gnuplot_writes_nothing) X(test_gnuplot_writes_junk)                \
     X(test_new_rejects_bad_stems) X(test_add_series_rejects)                  \
-    X(test_markers_reject_non_finite) X(test_render_rejects)
+    X(test_markers_reject_non_finite) X(test_render_rejects)                  \
+    X(test_script_ranges) X(test_script_nothing_in_range)                     \
+    X(test_script_key) X(test_ranges_reject)                                  \
+    X(test_rejected_range_keeps_the_old_one) X(test_key_rejects)              \
+    X(test_render_rejects_log_range)
 
 #define GNUPLOT_TESTS(X)                                                      \
     X(test_png_written) X(test_preview_has_title) X(test_quoted_texts_render) \
     X(test_nan_data_renders) X(test_nothing_drawable_renders)                 \
-    X(test_script_runs_from_anywhere) X(test_gnuplot_named_on_path)
+    X(test_script_runs_from_anywhere) X(test_gnuplot_named_on_path)           \
+    X(test_missing_point_breaks_line) X(test_ranges_and_keys_render)
 
 int main(void)
 {
