@@ -53,6 +53,7 @@ while IFS='|' read -r name kind what; do
         fi ;;
     esac
     log="$logdir/$name.log"
+    mkdir -p "$(dirname "$log")"
     t0=$(now)
     sh -c "$what" >"$log" 2>&1 </dev/null
     status=$?

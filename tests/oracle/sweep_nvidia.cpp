@@ -60,6 +60,7 @@
 
 #include "bits.h"
 #include "fp8.h"
+#include "nvidia.h"
 
 namespace {
 
@@ -95,21 +96,6 @@ double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The exact float value of an IEEE binary16 bit pattern. */
-float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1Fu;
-    uint32_t man = h & 0x3FFu;
-    if (exp == 0x1F) /* inf, or NaN with its payload */
-        return f32_from_bits(sign | 0x7F800000u | (man << 13));
-    if (exp == 0) { /* zero or subnormal: man * 2^-24, exact in float */
-        float mag = ldexpf((float)man, -24);
-        return sign ? -mag : mag;
-    }
-    return f32_from_bits(sign | ((exp + 127 - 15) << 23) | (man << 13));
 }
 
 /* Two decoded values agree: both NaN, or the same bits. */
