@@ -1,10 +1,11 @@
 # Makefile - builds the FP8 numerics course out of tree, into build/.
 #
-#   make            the library and the fp8 explorer
+#   make            the library, the fp8 explorer and the grader
+#   make lab0       lab0's demo from your labs/lab0 (build/lab0/lab0), and the grader
 #   make test       the project's own tests (see tests/run.sh)
 #   make help       every target and option
 #
-# Nothing is written outside build/. Safe with -j.
+# Nothing is written outside build/, except by `make goldens`. Safe with -j.
 
 BUILD    ?= build
 CUDA_HOME ?= /usr/local/cuda
@@ -40,6 +41,10 @@ NVCCFLAGS ?= -std=c++17 -O2 -g $(NVCC_ARCH) -Werror all-warnings \
 
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+# The grader's own libraries: JSON (jansson), JUnit XML (libxml2), sha256 (nettle).
+GRADER_PKGS  := jansson libxml-2.0 nettle
+GRADER_CFLAGS_PKG = $(shell pkg-config --cflags $(GRADER_PKGS) 2>/dev/null)
+GRADER_LIBS_PKG   = $(shell pkg-config --libs $(GRADER_PKGS) 2>/dev/null)
 
 DEPS := sh common/deps.sh
 
@@ -51,13 +56,15 @@ LIB       := $(BUILD)/libfp8lab.a
 FP8_CLI   := $(BUILD)/bin/fp8
 GPUPROBE  := $(if $(NVCC),$(BUILD)/bin/gpuprobe)
 
-# Unit tests: each tests/common/test_*.c is a Check program; the other .c files
-# there are helpers linked into all of them.
-UNIT_SRCS   := $(wildcard tests/common/test_*.c)
-UNIT_BINS   := $(UNIT_SRCS:tests/common/%.c=$(BUILD)/tests/%)
+# Unit tests: each tests/*/test_*.c is a Check program; the other .c files in
+# tests/common are helpers linked into all of them. Each tests/*/test_*.sh is
+# run with the explorer's path as its argument, and GRADER and FP8LAB_BUILD
+# in its environment.
+UNIT_SRCS   := $(wildcard tests/*/test_*.c)
+UNIT_BINS   := $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
 HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/common/*.c))
 HELPER_OBJS := $(HELPER_SRCS:%.c=$(BUILD)/obj/%.o)
-SH_TESTS    := $(wildcard tests/common/test_*.sh)
+SH_TESTS    := $(wildcard tests/*/test_*.sh)
 
 # Oracle tests: C++ programs that include NVIDIA's conversion headers.
 ORACLE_SRCS := $(wildcard tests/oracle/*.cpp)
@@ -74,13 +81,39 @@ BENCH_BINS := $(if $(CUDA_INC),$(BENCH_SRCS:tests/bench/%.cpp=$(BUILD)/bench/%))
 
 MANIFEST := $(BUILD)/tests/manifest
 
+# ---- labs and the grader ------------------------------------------------------------
+
+# The labs the grader grades: each has labs/<lab>/{<lab>.h,<lab>.c,main.c},
+# solutions/<lab>/<lab>.c and grading/<lab>_{rubric,suite,goldens}.c.
+LABS := lab0
+
+# Student code is built with warnings shown but not fatal; `make test` checks
+# that the skeletons and solutions build with -Werror.
+LAB_CFLAGS := $(filter-out -Werror,$(ALL_CFLAGS))
+
+# The grader compiles each submission itself, with these.
+GRADE_CFLAGS := -std=c11 $(OPT) -D_DEFAULT_SOURCE -Wall -Wextra $(SANFLAGS)
+GRADE_LDLIBS := $(CHECK_LIBS) -lm
+
+RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(LABS:%=$(BUILD)/obj/grading/%_rubric.o)
+# The runner side: linked with each submission (runner.o has its main).
+LIBGRADING  := $(BUILD)/grading/libgrading.a
+# The driver side: what ./grader and the grader's unit tests link.
+LIBGRADER   := $(BUILD)/grading/libgrader.a
+GRADER_BIN  := $(BUILD)/bin/grader
+SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
+GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LIB)
+LAB_DEMOS   := $(foreach lab,$(LABS),$(BUILD)/$(lab)/$(lab))
+SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab))
+
 # ---- targets --------------------------------------------------------------------------
 
 .SECONDARY:
 
-.PHONY: all lib tools test bench deps deps-build deps-test help clean cuda-status
+.PHONY: all lib tools grader solutions goldens plots test bench deps deps-build deps-test \
+        help clean cuda-status $(LABS)
 
-all: lib tools cuda-status
+all: lib tools grader cuda-status
 
 lib: $(LIB)
 tools: $(FP8_CLI) $(GPUPROBE)
@@ -89,12 +122,18 @@ help:
 	@echo "FP8 training numerics: a lab course in C and CUDA"
 	@echo ""
 	@echo "  make deps        install the Debian packages the course needs (apt-get)"
-	@echo "  make             build the library ($(LIB)) and the explorer ($(FP8_CLI))"
+	@echo "  make             build the library ($(LIB)), the explorer ($(FP8_CLI)) and the grader"
+	@echo "  make labN        build labN's demo from your labs/labN ($(BUILD)/labN/labN) and the grader;"
+	@echo "                   then ./grader labN grades it (./grader --help)"
+	@echo "  make solutions   build every lab's demo from solutions/ ($(BUILD)/solutions/labN/labN)"
+	@echo "  make plots       run every lab's demo (from solutions/), plots in $(BUILD)/plots/labN"
+	@echo "  make goldens     remake data/golden/ from the solutions, and data/MANIFEST (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
-	@echo "  make bench       codec throughput against NVIDIA's host conversion"
+	@echo "  make bench       the grader's time per lab, and codec throughput against NVIDIA's"
 	@echo "  make clean       remove $(BUILD)/"
 	@echo ""
+	@echo "Labs: $(LABS)"
 	@echo "Options: SANITIZE=1 (address and undefined-behaviour sanitizers, in $(BUILD)/sanitize),"
 	@echo "         BUILD=dir, CUDA_HOME=dir (now $(CUDA_HOME)), NVCC=path, OPT=flags."
 	@echo "Environment for tests: FP8LAB_THREADS (oracle sweep threads), FP8LAB_SWEEP_STRIDE"
@@ -136,15 +175,93 @@ $(BUILD)/bin/gpuprobe: common/gpuprobe.cu | deps-build
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -Icommon $< -o $@
 
+# ---- labs and the grader ------------------------------------------------------------
+
+grader: $(GRADER_ALL)
+$(foreach lab,$(LABS),$(eval $(lab): $(BUILD)/$(lab)/$(lab) grader))
+solutions: $(SOLUTION_DEMOS)
+
+# A lab's demo: its main.c with the student's (or the solution's) labN.c.
+$(BUILD)/labs/%.o: labs/%.c | deps-build
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(LAB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/solutions/%.o: solutions/%.c | deps-build
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Ilabs/$(*D) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+define lab_rules
+$(BUILD)/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/labs/$(1)/$(1).o $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) $$^ -lm -o $$@
+$(BUILD)/solutions/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) $$^ -lm -o $$@
+$(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/obj/grading/$(1)_goldens.o: ALL_CPPFLAGS += -Ilabs/$(1)
+$(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
+	@mkdir -p $$(@D)
+	cp $$< $$@
+$(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) $$^ -lm -o $$@
+endef
+$(foreach lab,$(LABS),$(eval $(call lab_rules,$(lab))))
+
+$(BUILD)/obj/grading/%.o: grading/%.c | deps-build
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Igrading $(CHECK_CFLAGS) $(GRADER_CFLAGS_PKG) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+# How the grader builds a submission, and where the course is, are compiled in.
+$(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(CC)"' \
+    -DGRADER_CFLAGS='"$(GRADE_CFLAGS)"' -DGRADER_LDLIBS='"$(GRADE_LDLIBS)"' \
+    -DGRADER_SANITIZE=$(if $(SANFLAGS),1,0)
+$(BUILD)/obj/grading/grader.o: ALL_CPPFLAGS += -DGRADER_ROOT='"$(CURDIR)"' \
+    -DGRADER_BUILD='"$(abspath $(BUILD))"'
+$(BUILD)/obj/grading/grade.o $(BUILD)/obj/grading/grader.o: Makefile
+
+$(LIBGRADING): $(BUILD)/obj/grading/runner.o $(RUBRIC_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o) $(RUBRIC_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(GRADER_BIN): $(BUILD)/obj/grading/grader.o $(LIBGRADER) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ $(GRADER_LIBS_PKG) -lm -o $@
+
+# Instructors: remake every lab's goldens from its solution, then the manifest.
+goldens: $(LABS:%=$(BUILD)/grading/%_goldens)
+	@$(foreach lab,$(LABS),mkdir -p data/golden/$(lab) && \
+	  rm -f data/golden/$(lab)/*.npy && $(BUILD)/grading/$(lab)_goldens data/golden/$(lab) &&) true
+	cd data && find . -type f ! -name 'MANIFEST*' | sed 's|^\./||' | LC_ALL=C sort | \
+	  xargs sha256sum > MANIFEST.tmp && mv MANIFEST.tmp MANIFEST
+	@echo "goldens: data/MANIFEST lists $$(wc -l < data/MANIFEST) files"
+
+plots: $(SOLUTION_DEMOS)
+	@$(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab) --no-preview -o $(BUILD)/plots/$(lab) &&) true
+
 # ---- tests --------------------------------------------------------------------------
 
 $(BUILD)/obj/tests/%.o: tests/%.c | deps-test
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) -Itests/common $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) -Itests/common -Igrading $(CHECK_CFLAGS) $(GRADER_CFLAGS_PKG) \
+	  $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/test_%: $(BUILD)/obj/tests/common/test_%.o $(HELPER_OBJS) $(LIB)
+$(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADER) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) -lm -lpthread -o $@
+	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) -lm -lpthread -o $@
+
+# The skeletons and solutions compile without a warning.
+WERROR_CHECKS := $(LABS:%=$(BUILD)/tests/werror/%)
+$(WERROR_CHECKS): $(BUILD)/tests/werror/%: labs/%/main.c | deps-build
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Ilabs/$* $(ALL_CFLAGS) -fsyntax-only labs/$*/$*.c labs/$*/main.c \
+	  solutions/$*/$*.c
+	@touch $@
 
 $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) | deps-test
 	@mkdir -p $(@D)
@@ -160,10 +277,12 @@ $(BUILD)/bench/%: tests/bench/%.cpp $(LIB) | deps-test
 	$(CXX) $(ALL_CPPFLAGS) -isystem $(CUDA_INC) $(ALL_CXXFLAGS) $< $(LIB) $(LDFLAGS) -lm -lpthread -o $@
 
 # The list tests/run.sh works through: one line per test, 'name|kind|command'.
-$(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH_TESTS) Makefile
+$(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH_TESTS) \
+             $(GRADER_ALL) $(WERROR_CHECKS) $(SOLUTION_DEMOS) $(LAB_DEMOS) Makefile
 	@mkdir -p $(@D)
-	@{ $(foreach t,$(UNIT_BINS),echo '$(notdir $(t))|run|$(t)';) \
-	   $(foreach t,$(SH_TESTS),echo '$(basename $(notdir $(t)))|run|sh $(t) $(FP8_CLI)';) \
+	@{ $(foreach t,$(UNIT_BINS),echo '$(t:$(BUILD)/tests/%=%)|run|$(t)';) \
+	   $(foreach t,$(SH_TESTS),echo '$(basename $(t:tests/%=%))|run|GRADER=$(GRADER_BIN) \
+	     FP8LAB_BUILD=$(BUILD) sh $(t) $(FP8_CLI)';) \
 	   $(if $(CUDA_INC),$(foreach t,$(ORACLE_BINS),echo '$(notdir $(t))|run|$(t)';),\
 	     $(foreach t,$(ORACLE_SRCS),echo 'oracle_$(basename $(notdir $(t)))|skip|cuda_fp8.h not found (set CUDA_HOME)';)) \
 	   $(if $(GPU_SKIP),$(foreach t,$(GPU_SRCS),echo 'gpu_$(basename $(notdir $(t)))|skip|$(GPU_SKIP)';),\
@@ -173,8 +292,9 @@ $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH
 test: $(MANIFEST) | deps-test
 	@FP8LAB_GPUPROBE=$(GPUPROBE) sh tests/run.sh $(MANIFEST) $(BUILD)/tests/logs
 
-bench: $(BENCH_BINS)
+bench: $(BENCH_BINS) $(GRADER_ALL)
+	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
 	@$(if $(BENCH_BINS),$(foreach b,$(BENCH_BINS),$(b) &&) true,\
-	  echo "bench: cuda_fp8.h not found (set CUDA_HOME); the benchmark compares against it" && false)
+	  echo "bench: cuda_fp8.h not found (set CUDA_HOME); the codec benchmark compares against it" && false)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

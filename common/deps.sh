@@ -17,12 +17,17 @@
 # FP8LAB_NO_INSTALL=1 makes `ensure` report what is missing without installing.
 set -u
 
-ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev zlib1g-dev libopenblas-dev gnuplot-nox"
+ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev \
+zlib1g-dev libopenblas-dev gnuplot-nox jq libxml2-utils patch"
 
+# build: the library, the tools and the grader (Check for the test suites,
+# jansson for JSON reports, libxml2 for JUnit XML, nettle for sha256).
+# test: what make test adds: a C++ compiler for the oracle tests, and jq,
+# xmllint and patch for the grader's tests.
 packages_for() {
     case "$1" in
-    build) echo "gcc make" ;;
-    test)  echo "gcc g++ make pkg-config check libsubunit-dev" ;;
+    build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev" ;;
+    test)  echo "g++ jq libxml2-utils patch" ;;
     plot)  echo "gnuplot-nox" ;;
     labs)  echo "zlib1g-dev libopenblas-dev" ;;
     all)   echo "$ALL_PACKAGES" ;;
@@ -37,6 +42,11 @@ present() {
     gnuplot-nox) command -v gnuplot >/dev/null 2>&1 ;;
     check)          pkg-config --exists check 2>/dev/null ;;
     libsubunit-dev) pkg-config --exists libsubunit 2>/dev/null ;;
+    libjansson-dev) pkg-config --exists jansson 2>/dev/null ;;
+    libxml2-dev)    pkg-config --exists libxml-2.0 2>/dev/null ;;
+    nettle-dev)     pkg-config --exists nettle 2>/dev/null ;;
+    jq|patch)       command -v "$1" >/dev/null 2>&1 ;;
+    libxml2-utils)  command -v xmllint >/dev/null 2>&1 ;;
     zlib1g-dev)     pkg-config --exists zlib 2>/dev/null ;;
     libopenblas-dev) pkg-config --exists openblas 2>/dev/null ;;
     *) return 1 ;;

@@ -1,0 +1,719 @@
+/*
+ * grade.c - grades one submission: pristine tree, compile, link, run, collect.
+ *
+ * The pristine tree is a fresh folder under <build>/grade/ holding only the
+ * lab's student files, copied from the submission, and the course's own
+ * copies of everything else (the lab's header), so a submission cannot
+ * replace a test file. The submission is compiled there and linked with the
+ * lab's suite (grading/labN_suite.c, built by make) into a test runner
+ * (runner.c), which runs the tests under Check and sends Check's results
+ * back on a pipe.
+ *
+ * What a submission can do wrong and where it is reported:
+ *   does not compile or link    every test NOT RUN, the compiler's first
+ *                               messages in the report
+ *   crashes, exits, hangs       that test, from Check's record (fork mode
+ *                               and the rubric's time limit)
+ *   allocates too much          malloc fails under the runner's address-
+ *                               space limit, and the test crashes or fails
+ *   prints without end          that test: its output goes to a file of its
+ *                               own, capped at GR_OUTPUT_LIMIT by
+ *                               RLIMIT_FSIZE (SIGXFSZ)
+ *   breaks the runner itself    that test is NOT RUN, with how the runner
+ *                               ended
+ * Each test runs in a runner of its own: a test child can damage the files
+ * Check keeps for its parent, and that must cost only the test it is in. A
+ * watchdog here kills the runner a few seconds past the test's limit, and
+ * RLIMIT_CPU backs it up.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grade.h"
+
+/* Set by the Makefile: how the submission is compiled and linked. */
+#ifndef GRADER_CC
+#define GRADER_CC "cc"
+#endif
+#ifndef GRADER_CFLAGS
+#define GRADER_CFLAGS "-std=c11 -O2 -g -D_DEFAULT_SOURCE -Wall -Wextra"
+#endif
+#ifndef GRADER_LDLIBS
+#define GRADER_LDLIBS "-lcheck -lsubunit -lm -lrt -lpthread"
+#endif
+#ifndef GRADER_SANITIZE
+#define GRADER_SANITIZE 0
+#endif
+
+#define MAX_SOURCE_BYTES (4L << 20) /* a student file larger than this is refused */
+#define BUILD_TIMEOUT_S 120.0
+#define LOG_LINES 40               /* of the compiler's messages, in the report */
+#define OUTPUT_SHOWN 2048          /* bytes of a test's output, in the report */
+
+extern char **environ;
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) {
+        fputs("grader: out of memory\n", stderr);
+        exit(2);
+    }
+    return d;
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fputs("grader: out of memory\n", stderr);
+        exit(2);
+    }
+    return s;
+}
+
+/* The first max_lines lines (and at most max_bytes bytes) of a file, or
+ * NULL when it is missing or empty. */
+static char *read_head(const char *path, int max_lines, size_t max_bytes)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = malloc(max_bytes + 64);
+    size_t n = buf ? fread(buf, 1, max_bytes, f) : 0;
+    int more = buf && fgetc(f) != EOF;
+    fclose(f);
+    if (!buf || n == 0) {
+        free(buf);
+        return NULL;
+    }
+    size_t end = 0;
+    int lines = 0;
+    while (end < n && lines < max_lines)
+        if (buf[end++] == '\n')
+            lines++;
+    more = more || end < n;
+    while (end > 0 && buf[end - 1] == '\n')
+        end--;
+    strcpy(buf + end, more ? "\n[...]" : "");
+    return buf;
+}
+
+/* Splits a space-separated list of flags onto argv at *argc. */
+static void push_words(char **argv, int *argc, int max, char *words)
+{
+    for (char *w = strtok(words, " "); w && *argc < max - 1; w = strtok(NULL, " "))
+        argv[(*argc)++] = w;
+}
+
+/* ---- the pristine tree ------------------------------------------------------------ */
+
+static int make_dir(const char *path, lab_error *err)
+{
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return lab_errorf(err, "%s: cannot create: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Copies a regular file of at most MAX_SOURCE_BYTES. Returns 0, or -1 with
+ * err saying what is wrong with `from` (missing, a link, too large). */
+static int copy_file(const char *from, const char *to, lab_error *err)
+{
+    struct stat st;
+    if (lstat(from, &st) != 0)
+        return lab_errorf(err, "%s: not found", from);
+    if (!S_ISREG(st.st_mode))
+        return lab_errorf(err, "%s: not a regular file", from);
+    if (st.st_size > MAX_SOURCE_BYTES)
+        return lab_errorf(err, "%s: larger than %ld MiB", from, MAX_SOURCE_BYTES >> 20);
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    if (!in || !out) {
+        lab_errorf(err, "%s: cannot copy: %s", in ? to : from, strerror(errno));
+        if (in)
+            fclose(in);
+        return -1;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    int bad = ferror(in);
+    fclose(in);
+    if (fclose(out) != 0 || bad)
+        return lab_errorf(err, "%s: cannot copy to %s", from, to);
+    return 0;
+}
+
+/* ---- child processes ----------------------------------------------------------------- */
+
+typedef struct limits {
+    long as_mib;      /* 0: none */
+    long fsize_bytes; /* 0: none */
+    long cpu_s;       /* 0: none */
+} limits;
+
+static void set_limit(int resource, rlim_t value)
+{
+    struct rlimit r = {value, value};
+    setrlimit(resource, &r);
+}
+
+/*
+ * Starts argv in a process group of its own, stdin from /dev/null, stdout
+ * and stderr to log, under lim; results_fd (when >= 0) becomes its fd 3.
+ * Returns the pid, or -1.
+ */
+static pid_t spawn(char *const argv[], char *const envp[], const char *log, int results_fd,
+                   const limits *lim)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    setpgid(0, 0);
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0)
+        _exit(126);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    if (results_fd >= 0 && dup2(results_fd, 3) < 0)
+        _exit(126);
+    for (int fd = results_fd >= 0 ? 4 : 3; fd < 1024; fd++)
+        close(fd);
+    set_limit(RLIMIT_CORE, 0);
+    if (lim->as_mib > 0)
+        set_limit(RLIMIT_AS, (rlim_t)lim->as_mib << 20);
+    if (lim->fsize_bytes > 0)
+        set_limit(RLIMIT_FSIZE, (rlim_t)lim->fsize_bytes);
+    if (lim->cpu_s > 0)
+        set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
+    execve(argv[0], argv, envp);
+    execvpe(argv[0], argv, envp);
+    dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* Waits for pid until deadline (a now_s() time), then kills its group.
+ * Returns the wait status; *timed_out says whether it was killed. */
+static int wait_until(pid_t pid, double deadline, int *timed_out)
+{
+    int status = 0;
+    *timed_out = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            break;
+        if (now_s() > deadline) {
+            *timed_out = 1;
+            kill(-pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        struct timespec ms = {0, 5 * 1000 * 1000};
+        nanosleep(&ms, NULL);
+    }
+    kill(-pid, SIGKILL); /* anything the child left in its group */
+    return status;
+}
+
+/* Runs the compiler with the given arguments; 0 when it succeeded. */
+static int run_build(char **argv, const char *log)
+{
+    limits lim = {0, 64L << 20, (long)BUILD_TIMEOUT_S};
+    pid_t pid = spawn(argv, environ, log, -1, &lim);
+    if (pid < 0)
+        return -1;
+    int timed_out;
+    int status = wait_until(pid, now_s() + BUILD_TIMEOUT_S, &timed_out);
+    if (timed_out) {
+        FILE *f = fopen(log, "a");
+        if (f) {
+            fprintf(f, "the compiler was stopped after %.0f s\n", BUILD_TIMEOUT_S);
+            fclose(f);
+        }
+        return -1;
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Compiles the student's .c files and links them with the lab's suite into
+ * stage/runner. Returns 0, or -1 with the messages in stage/build.log. */
+static int build_runner(const gr_options *o, const char *stage)
+{
+    char cflags[] = GRADER_CFLAGS, ldlibs[] = GRADER_LDLIBS;
+    char *link[256];
+    int nlink = 0;
+    char *log = xasprintf("%s/build.log", stage);
+    char *runner = xasprintf("%s/runner", stage);
+    char *suite = xasprintf("%s/grading/%s_suite.o", o->build, o->lab->name);
+    char *libgrading = xasprintf("%s/grading/libgrading.a", o->build);
+    char *libfp8 = xasprintf("%s/libfp8lab.a", o->build);
+    char *inc_src = xasprintf("-I%s/src", stage);
+    char *inc_common = xasprintf("-I%s/common", o->root);
+    char *objs[32];
+    int nobj = 0, rc = 0;
+
+    link[nlink++] = GRADER_CC;
+    for (int i = 0; o->lab->student_files[i] && nobj < 32 && rc == 0; i++) {
+        const char *file = o->lab->student_files[i];
+        size_t len = strlen(file);
+        if (len < 2 || strcmp(file + len - 2, ".c") != 0)
+            continue;
+        char cf[sizeof cflags];
+        memcpy(cf, cflags, sizeof cf);
+        char *argv[256];
+        int argc = 0;
+        argv[argc++] = GRADER_CC;
+        push_words(argv, &argc, 240, cf);
+        char *src = xasprintf("%s/src/%s", stage, file);
+        objs[nobj] = xasprintf("%s/%.*s.o", stage, (int)len - 2, file);
+        argv[argc++] = inc_src;
+        argv[argc++] = inc_common;
+        argv[argc++] = "-c";
+        argv[argc++] = src;
+        argv[argc++] = "-o";
+        argv[argc++] = objs[nobj];
+        argv[argc] = NULL;
+        char *clog = xasprintf("%s.%d", log, nobj);
+        rc = run_build(argv, clog);
+        free(clog);
+        free(src);
+        link[nlink++] = objs[nobj++];
+    }
+    if (rc == 0) {
+        char cf[sizeof cflags];
+        memcpy(cf, cflags, sizeof cf);
+        push_words(link, &nlink, 200, cf);
+        link[nlink++] = suite;
+        link[nlink++] = libgrading;
+        link[nlink++] = libfp8;
+        push_words(link, &nlink, 250, ldlibs);
+        link[nlink++] = "-o";
+        link[nlink++] = runner;
+        link[nlink] = NULL;
+        char *llog = xasprintf("%s.link", log);
+        rc = run_build(link, llog);
+        free(llog);
+    }
+    /* One log of everything the compiler and linker said, in order. */
+    FILE *all = fopen(log, "w");
+    for (int i = 0; i <= nobj && all; i++) {
+        char *part = i < nobj ? xasprintf("%s.%d", log, i) : xasprintf("%s.link", log);
+        FILE *f = fopen(part, "r");
+        char buf[4096];
+        size_t n;
+        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            fwrite(buf, 1, n, all);
+        if (f)
+            fclose(f);
+        free(part);
+    }
+    if (all)
+        fclose(all);
+    for (int i = 0; i < nobj; i++)
+        free(objs[i]);
+    free(log), free(runner), free(suite), free(libgrading), free(libfp8);
+    free(inc_src), free(inc_common);
+    return rc;
+}
+
+/* ---- running the tests ------------------------------------------------------------------ */
+
+/* Reads the runner's results channel until it closes or the deadline. */
+static char *read_results(int fd, double deadline, size_t *len)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        int wait_ms = (int)((deadline - now_s()) * 1000);
+        if (wait_ms <= 0)
+            break;
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, wait_ms < 100 ? wait_ms : 100);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r <= 0)
+            continue;
+        if (n == cap) {
+            if (cap >= (8u << 20))
+                break; /* no honest runner says this much */
+            cap *= 2;
+            char *b = realloc(buf, cap + 1);
+            if (!b)
+                break;
+            buf = b;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void unescape(char *s)
+{
+    char *d = s;
+    for (; *s; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            *d++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+        } else {
+            *d++ = *s;
+        }
+    }
+    *d = '\0';
+}
+
+static double timeout_multiplier(void)
+{
+    const char *s = getenv("CK_TIMEOUT_MULTIPLIER");
+    char *end;
+    double m = s ? strtod(s, &end) : 1.0;
+    return s && end != s && *end == '\0' && m >= 0 ? m : 1.0;
+}
+
+/* Says in words what Check's message for a test that did not pass means. */
+static char *explain(const gr_options *o, const grader_test *t, const char *check_msg)
+{
+    int sig;
+    if (strcmp(check_msg, "Test timeout expired") == 0)
+        return xasprintf("timed out: still running after the %g s limit "
+                         "(scaled by CK_TIMEOUT_MULTIPLIER=%g); look for a loop "
+                         "that never ends",
+                         t->timeout_s, timeout_multiplier());
+    if (sscanf(check_msg, "Received signal %d", &sig) == 1) {
+        if (sig == SIGXFSZ)
+            return xasprintf("output flood: printed more than %ld MiB (the limit per "
+                             "test) and was stopped",
+                             GR_OUTPUT_LIMIT >> 20);
+        return xasprintf("crashed: signal %d (%s) in the code under test; memory is "
+                         "limited to %ld MiB, so a huge malloc returns NULL",
+                         sig, strsignal(sig), o->lab->mem_limit_mib);
+    }
+    int code;
+    if (sscanf(check_msg, "Early exit with return value %d", &code) == 1)
+        return xasprintf("exited early with status %d: the code under test called exit() "
+                         "(or _exit) instead of returning",
+                         code);
+    return xstrdup(check_msg);
+}
+
+static int runner_status_text(char *buf, size_t n, int status, int timed_out, double limit)
+{
+    if (timed_out)
+        return snprintf(buf, n, "was stopped after %.0f s, past the test's limit", limit);
+    if (WIFSIGNALED(status))
+        return snprintf(buf, n, "was killed by signal %d (%s)", WTERMSIG(status),
+                        strsignal(WTERMSIG(status)));
+    return snprintf(buf, n, "exited with status %d", WEXITSTATUS(status));
+}
+
+/* Fills res from the runner's lines: only the result for res's own test
+ * counts. Returns 1 when there was one, 0 when not, -1 with err set when the
+ * runner reported a setup error. */
+static int parse_result(const gr_options *o, gr_result *res, char *text, lab_error *err)
+{
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *fields[4] = {0};
+        int nf = 0;
+        for (char *p = line; p && nf < 4; nf++) {
+            fields[nf] = p;
+            p = nf < 3 ? strchr(p, '\t') : NULL;
+            if (p)
+                *p++ = '\0';
+        }
+        if (strcmp(fields[0], "error") == 0 && nf >= 2) {
+            unescape(fields[1]);
+            return lab_errorf(err, "the %s test runner failed: %s", o->lab->name, fields[1]);
+        }
+        if (strcmp(fields[0], "result") != 0 || nf < 4)
+            continue;
+        unescape(fields[1]);
+        unescape(fields[3]);
+        if (strcmp(res->test->name, fields[1]) != 0)
+            continue;
+        if (strcmp(fields[2], "pass") == 0) {
+            res->status = GR_PASS;
+        } else if (strcmp(fields[2], "failure") == 0) {
+            res->status = GR_FAIL;
+            res->message = xstrdup(fields[3]);
+        } else {
+            res->status = GR_ERROR;
+            res->message = explain(o, res->test, fields[3]);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* A test whose output reached the limit failed, whatever Check says. The
+ * output of a test that did not pass goes into the report: what it printed,
+ * or else what the runner printed. */
+static void check_output(const char *stage, gr_result *res)
+{
+    char *path = xasprintf("%s/out/%s.out", stage, res->test->name);
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size >= GR_OUTPUT_LIMIT && res->status != GR_NOT_RUN) {
+        free(res->message);
+        res->status = GR_ERROR;
+        res->message = xasprintf("output flood: printed %ld MiB or more (the limit per "
+                                 "test) and was stopped",
+                                 GR_OUTPUT_LIMIT >> 20);
+    }
+    if (res->status != GR_PASS) {
+        res->output = read_head(path, 20, OUTPUT_SHOWN);
+        if (!res->output) {
+            free(path);
+            path = xasprintf("%s/out/%s.runner", stage, res->test->name);
+            res->output = read_head(path, 20, OUTPUT_SHOWN);
+        }
+    }
+    free(path);
+}
+
+/*
+ * Runs one test in a runner of its own, so that whatever the code under test
+ * does to the process (even to Check's own bookkeeping, which a child could
+ * overwrite) costs only this test.
+ */
+static int run_one(const gr_options *o, const char *stage, char **envp, gr_result *res,
+                   lab_error *err)
+{
+    double budget = 5.0 + res->test->timeout_s * timeout_multiplier();
+    char *runner = xasprintf("%s/runner", stage);
+    char *log = xasprintf("%s/out/%s.runner", stage, res->test->name);
+    char *argv[] = {runner, "3", (char *)res->test->name, NULL};
+    int fds[2], rc = 0;
+
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        rc = lab_errorf(err, "cannot create a pipe: %s", strerror(errno));
+        goto out;
+    }
+    limits lim = {GRADER_SANITIZE ? 0 : o->lab->mem_limit_mib, GR_OUTPUT_LIMIT,
+                  (long)budget + 1};
+    pid_t pid = spawn(argv, envp, log, fds[1], &lim);
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        rc = lab_errorf(err, "cannot start %s: %s", runner, strerror(errno));
+        goto out;
+    }
+    double deadline = now_s() + budget;
+    size_t len;
+    char *text = read_results(fds[0], deadline, &len);
+    close(fds[0]);
+    int timed_out;
+    int status = wait_until(pid, deadline, &timed_out);
+    rc = text ? parse_result(o, res, text, err) : lab_errorf(err, "out of memory");
+    free(text);
+    if (rc == 0) {
+        char why[160];
+        runner_status_text(why, sizeof why, status, timed_out, budget);
+        res->message = xasprintf("not run: the test program %s before this test reported "
+                                 "(its output is shown with -v)",
+                                 why);
+    }
+    if (rc >= 0) {
+        check_output(stage, res);
+        rc = 0;
+    }
+out:
+    free(runner);
+    free(log);
+    return rc;
+}
+
+static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_error *err)
+{
+    char *env_golden = xasprintf("GRADER_GOLDEN_DIR=%s/data/golden/%s", o->root, o->lab->name);
+    char *env_out = xasprintf("GRADER_OUT_DIR=%s/out", stage);
+    char *env_show = xasprintf("GRADER_SHOW=%d", o->show);
+    char *env_mult = xasprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
+    char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_out, env_show, env_mult,
+                    /* The sanitizers' allocator cannot run under an address-space
+                       limit; make a huge malloc fail as it would under one. */
+                    GRADER_SANITIZE ? "ASAN_OPTIONS=allocator_may_return_null=1:"
+                                      "max_allocation_size_mb=1024:detect_leaks=0:"
+                                      "handle_segv=0:handle_abort=0:handle_sigbus=0"
+                                    : NULL,
+                    NULL};
+    int rc = 0;
+    for (int i = 0; i < r->nresults && rc == 0; i++)
+        rc = run_one(o, stage, envp, &r->results[i], err);
+    free(env_golden), free(env_out), free(env_show), free(env_mult);
+    return rc;
+}
+
+/* ---- the whole run ----------------------------------------------------------------------- */
+
+static void remove_tree(const char *path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/rm", "rm", "-rf", "--", path, (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+}
+
+static void not_run_all(gr_report *r, const char *why)
+{
+    for (int i = 0; i < r->nresults; i++) {
+        free(r->results[i].message);
+        r->results[i].status = GR_NOT_RUN;
+        r->results[i].message = xstrdup(why);
+    }
+}
+
+/* Copies the course's files and the student's into stage/src. Returns -1 on a
+ * setup error; sets r->build_log and returns 1 when a student file is
+ * missing or refused. */
+static int stage_files(const gr_options *o, const char *stage, gr_report *r, lab_error *err)
+{
+    const grader_lab *lab = o->lab;
+    for (int i = 0; lab->provided_files[i]; i++) {
+        char *from = xasprintf("%s/labs/%s/%s", o->root, lab->name, lab->provided_files[i]);
+        char *to = xasprintf("%s/src/%s", stage, lab->provided_files[i]);
+        int rc = copy_file(from, to, err);
+        free(from), free(to);
+        if (rc != 0)
+            return -1;
+    }
+    for (int i = 0; lab->student_files[i]; i++) {
+        lab_error why;
+        char *from = xasprintf("%s/%s", o->source_dir, lab->student_files[i]);
+        char *to = xasprintf("%s/src/%s", stage, lab->student_files[i]);
+        int rc = copy_file(from, to, &why);
+        free(from), free(to);
+        if (rc != 0) {
+            r->build_log = xstrdup(why.msg);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
+{
+    const grader_lab *lab = o->lab;
+    double start = now_s();
+    char *stage = NULL;
+    int rc = -1;
+
+    memset(r, 0, sizeof *r);
+    r->lab = lab;
+    r->source = o->label ? o->label : o->source_dir;
+    r->results = calloc((size_t)lab->ntests, sizeof *r->results);
+    if (!r->results)
+        return lab_errorf(err, "out of memory");
+    for (int i = 0; i < lab->ntests; i++) {
+        if (o->only_test && strcmp(o->only_test, lab->tests[i].name) != 0)
+            continue;
+        r->results[r->nresults].test = &lab->tests[i];
+        r->results[r->nresults].status = GR_NOT_RUN;
+        r->max_score += lab->tests[i].points;
+        r->nresults++;
+    }
+
+    char *data = xasprintf("%s/data", o->root);
+    char *folder = xasprintf("golden/%s", lab->name);
+    int verified = gr_verify_goldens(data, folder, err);
+    free(data), free(folder);
+    if (verified != 0)
+        return -1;
+
+    char *grade_dir = xasprintf("%s/grade", o->build);
+    if (make_dir(o->build, err) != 0 || make_dir(grade_dir, err) != 0) {
+        free(grade_dir);
+        return -1;
+    }
+    stage = xasprintf("%s/%s.XXXXXX", grade_dir, lab->name);
+    free(grade_dir);
+    if (!mkdtemp(stage)) {
+        lab_errorf(err, "%s: cannot create: %s", stage, strerror(errno));
+        free(stage);
+        return -1;
+    }
+    char *src = xasprintf("%s/src", stage), *out = xasprintf("%s/out", stage);
+    int made = make_dir(src, err) == 0 && make_dir(out, err) == 0;
+    free(src), free(out);
+    if (!made)
+        goto done;
+
+    int staged = stage_files(o, stage, r, err);
+    if (staged < 0)
+        goto done;
+    r->build_ok = staged == 0 && build_runner(o, stage) == 0;
+    if (staged == 0) {
+        char *log = xasprintf("%s/build.log", stage);
+        r->build_log = read_head(log, LOG_LINES, 8192);
+        free(log);
+    }
+    if (!r->build_ok) {
+        not_run_all(r, "not run: the submission did not build");
+    } else if (run_tests(o, stage, r, err) != 0) {
+        goto done;
+    }
+    for (int i = 0; i < r->nresults; i++) {
+        gr_result *res = &r->results[i];
+        res->points = res->status == GR_PASS ? res->test->points : 0;
+        r->score += res->points;
+    }
+    rc = 0;
+done:
+    if (o->keep)
+        fprintf(stderr, "grader: the pristine tree is kept in %s\n", stage);
+    else
+        remove_tree(stage);
+    free(stage);
+    r->seconds = now_s() - start;
+    return rc;
+}
+
+void gr_report_free(gr_report *r)
+{
+    for (int i = 0; i < r->nresults; i++) {
+        free(r->results[i].message);
+        free(r->results[i].output);
+    }
+    free(r->results);
+    free(r->build_log);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,43 @@
+/*
+ * grade.h - grading one submission of one lab: copy the student's files into
+ * a pristine tree, compile and link them with the lab's Check suite, run the
+ * tests under limits, and collect Check's results into a gr_report.
+ *
+ * Not for: command-line parsing (grader.c) or printing (report.c).
+ */
+#ifndef FP8LAB_GRADE_H
+#define FP8LAB_GRADE_H
+
+#include "error.h"
+#include "report.h"
+#include "rubric.h"
+
+/* Output beyond this many bytes per test is a flood: the test fails. */
+#define GR_OUTPUT_LIMIT (1L << 20)
+
+typedef struct gr_options {
+    const grader_lab *lab;
+    const char *root;       /* the course's top folder: labs/, data/, common/ */
+    const char *build;      /* the build folder: the suites, libfp8lab.a, grade/ */
+    const char *source_dir; /* where the student's files are taken from */
+    const char *label;      /* how the report names it ("labs/lab0"); NULL: source_dir */
+    const char *only_test;  /* one test's name, or NULL for all */
+    int show;               /* mismatches listed per failure */
+    int keep;               /* keep the pristine tree (its path is printed) */
+} gr_options;
+
+/*
+ * Grades o->source_dir. The submission's own failures (not compiling, a
+ * crash, a hang) are results in *r, not errors. Returns -1 with err set only
+ * for a setup error: a missing file of the course, a golden that does not
+ * match data/MANIFEST, a folder that cannot be created, a runner that
+ * reports a broken suite.
+ */
+int gr_grade(const gr_options *o, gr_report *r, lab_error *err);
+
+void gr_report_free(gr_report *r);
+
+/* Checks every file of data_dir/folder against data_dir/MANIFEST. */
+int gr_verify_goldens(const char *data_dir, const char *folder, lab_error *err);
+
+#endif

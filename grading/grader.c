@@ -1,0 +1,185 @@
+/*
+ * grader.c - the command line of ./grader: which lab, whose files, which
+ * tests, what format; then grade.c grades and report.c writes.
+ *
+ * Exit status: 0 full marks (on the tests run), 1 anything less, 2 a usage
+ * or setup error.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "grade.h"
+
+/* Set by the Makefile: where the course and its build are. The ./grader
+ * script sets FP8LAB_ROOT, so a moved checkout still finds itself. */
+#ifndef GRADER_ROOT
+#define GRADER_ROOT "."
+#endif
+#ifndef GRADER_BUILD
+#define GRADER_BUILD "build"
+#endif
+
+static void usage(FILE *f)
+{
+    fputs("usage: ./grader [options] LAB\n"
+          "Grades labs/LAB (your files) and prints a scorecard.\n"
+          "\n"
+          "  --solution         grade solutions/LAB, the reference solution\n"
+          "  --dir PATH         grade the lab's student files found in PATH\n"
+          "  --test NAME        run one test (see --list)\n"
+          "  -v, --verbose      list up to 10 mismatches per failure, with each\n"
+          "                     failing test's output and the compiler's warnings\n"
+          "  --list             every lab, its tests and their points\n"
+          "  --format FORMAT    text (default), json, gradescope, tap or junit\n"
+          "  -o, --output FILE  write the report to FILE instead of standard output\n"
+          "  --keep             keep the pristine build tree and say where it is\n"
+          "  -h, --help         this message\n"
+          "\n"
+          "Exit status: 0 full marks, 1 less, 2 a usage or setup error.\n"
+          "CK_TIMEOUT_MULTIPLIER scales every test's time limit (e.g. 3 on a slow machine).\n",
+          f);
+}
+
+static void list_labs(void)
+{
+    for (int i = 0; grader_labs[i]; i++) {
+        const grader_lab *lab = grader_labs[i];
+        printf("%s  %s  (%d points)\n", lab->name, lab->title, grader_lab_points(lab));
+        for (int t = 0; t < lab->ntests; t++)
+            printf("  %-24s %3d  %s\n", lab->tests[t].name, lab->tests[t].points,
+                   lab->tests[t].title);
+    }
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int write_report(const gr_report *r, gr_format format, int verbose, const char *path)
+{
+    lab_error err;
+    if (!path) {
+        if (gr_write_report(stdout, r, format, verbose, &err) == 0)
+            return 0;
+        fprintf(stderr, "grader: %s\n", err.msg);
+        return -1;
+    }
+    atomic_file af;
+    if (atomic_file_open(&af, path, &err) != 0) {
+        fprintf(stderr, "grader: %s\n", err.msg);
+        return -1;
+    }
+    if (gr_write_report(af.f, r, format, verbose, &err) != 0) {
+        atomic_file_abort(&af);
+        fprintf(stderr, "grader: %s\n", err.msg);
+        return -1;
+    }
+    if (atomic_file_commit(&af, &err) != 0) {
+        fprintf(stderr, "grader: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP };
+    static const struct option longopts[] = {
+        {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
+        {"test", required_argument, 0, OPT_TEST},   {"verbose", no_argument, 0, 'v'},
+        {"list", no_argument, 0, OPT_LIST},         {"format", required_argument, 0, OPT_FORMAT},
+        {"output", required_argument, 0, 'o'},      {"keep", no_argument, 0, OPT_KEEP},
+        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+    int solution = 0, verbose = 0, list = 0, keep = 0, c;
+    const char *dir = NULL, *test = NULL, *output = NULL;
+    gr_format format = GR_FORMAT_TEXT;
+
+    while ((c = getopt_long(argc, argv, "vo:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_SOLUTION: solution = 1; break;
+        case OPT_DIR: dir = optarg; break;
+        case OPT_TEST: test = optarg; break;
+        case 'v': verbose = 1; break;
+        case OPT_LIST: list = 1; break;
+        case OPT_KEEP: keep = 1; break;
+        case 'o': output = optarg; break;
+        case OPT_FORMAT: {
+            int f = gr_format_from_name(optarg);
+            if (f < 0) {
+                fprintf(stderr, "grader: unknown format '%s' (text, json, gradescope, tap, "
+                                "junit)\n", optarg);
+                return 2;
+            }
+            format = (gr_format)f;
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (list) {
+        list_labs();
+        return 0;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, optind == argc ? "grader: which lab? (e.g. ./grader lab0)\n"
+                                       : "grader: one lab at a time\n");
+        usage(stderr);
+        return 2;
+    }
+    const char *root = getenv("FP8LAB_ROOT");
+    gr_options o = {0};
+    o.root = root && *root ? root : GRADER_ROOT;
+    o.build = GRADER_BUILD;
+    o.lab = grader_find_lab(argv[optind]);
+    o.only_test = test;
+    o.show = verbose ? 10 : 1;
+    o.keep = keep;
+    if (!o.lab) {
+        fprintf(stderr, "grader: no lab named '%s'; ./grader --list shows them\n",
+                argv[optind]);
+        return 2;
+    }
+    if (test && !grader_find_test(o.lab, test)) {
+        fprintf(stderr, "grader: %s has no test named '%s'; ./grader --list shows them\n",
+                o.lab->name, test);
+        return 2;
+    }
+    if (solution && dir) {
+        fprintf(stderr, "grader: --solution and --dir each say whose files to grade; "
+                        "give one\n");
+        return 2;
+    }
+    char source[4096], label[512];
+    snprintf(label, sizeof label, "%s/%s", solution ? "solutions" : "labs", o.lab->name);
+    if (dir)
+        snprintf(source, sizeof source, "%s", dir);
+    else
+        snprintf(source, sizeof source, "%s/%s", o.root, label);
+    o.label = dir ? dir : label;
+    if (!is_dir(source)) {
+        fprintf(stderr, "grader: %s: no such folder\n", source);
+        return 2;
+    }
+    o.source_dir = source;
+
+    gr_report r;
+    lab_error err;
+    if (gr_grade(&o, &r, &err) != 0) {
+        fprintf(stderr, "grader: %s\n", err.msg);
+        gr_report_free(&r);
+        return 2;
+    }
+    int rc = write_report(&r, format, verbose, output) != 0 ? 2
+             : r.score == r.max_score                    ? 0
+                                                         : 1;
+    gr_report_free(&r);
+    return rc;
+}

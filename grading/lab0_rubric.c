@@ -1,0 +1,33 @@
+/*
+ * lab0_rubric.c - lab0's tests and their points: the one place they are set.
+ * The tests themselves are in lab0_suite.c; the sections are the handout's,
+ * labs/lab0/README.md.
+ */
+#include "rubric.h"
+
+static const char *const student_files[] = {"lab0.c", 0};
+static const char *const provided_files[] = {"lab0.h", 0};
+
+static const grader_test tests[] = {
+    {"decode_e4m3", 10, "decode every E4M3 code", "§2 Decoding", 5},
+    {"decode_e5m2", 10, "decode every E5M2 code", "§2 Decoding", 5},
+    {"encode_exact", 10, "encode every representable value", "§1 Bit layout and bias", 5},
+    {"encode_rne", 10, "round to nearest, ties to even", "§3 Rounding to nearest, ties to even", 5},
+    {"encode_subnormal", 10, "round into the subnormals and to zero", "§4 Subnormals", 5},
+    {"encode_saturate", 10, "overflow, saturating", "§5 Overflow: saturating and non-saturating", 5},
+    {"encode_overflow_nosat", 10, "overflow, non-saturating", "§5 Overflow: saturating and non-saturating", 5},
+    {"encode_nan", 5, "NaN inputs give the canonical NaN", "§6 NaN", 5},
+    {"encode_random", 10, "random floats, both formats and modes", "§3 to §6", 5},
+    {"limits", 10, "max, min normal, min subnormal, epsilon", "§7 Limits and the rounding error bound", 5},
+    {"rel_error_bound", 5, "the relative rounding error bound", "§7 Limits and the rounding error bound", 5},
+};
+
+const grader_lab lab0_rubric = {
+    .name = "lab0",
+    .title = "FP8 number formats",
+    .student_files = student_files,
+    .provided_files = provided_files,
+    .mem_limit_mib = 1024,
+    .tests = tests,
+    .ntests = GRADER_COUNT(tests),
+};

@@ -1,0 +1,156 @@
+/*
+ * lab0_suite.c - lab0's tests: the student's lab0_decode, lab0_encode and
+ * lab0_format_limits against the goldens in data/golden/lab0 and the OCP
+ * spec's table. Points and sections are in lab0_rubric.c.
+ *
+ * The goldens (made by grading/lab0_goldens.c from the reference solution)
+ * and how they are checked independently: tests/lab0/.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "lab0.h"
+#include "suite.h"
+
+/* The two formats in the order of the goldens' rows and file names. */
+static const struct {
+    const lab0_format *f;
+    fp8_format fmt;
+    const char *tag;
+} formats[] = {{&LAB0_E4M3, FP8_E4M3, "e4m3"}, {&LAB0_E5M2, FP8_E5M2, "e5m2"}};
+
+/* Decoding: every one of the 256 codes of one format. */
+static void check_decode(int k)
+{
+    npy_array want;
+    size_t shape[2] = {2, 256};
+    gr_golden("decode.npy", NPY_F32, 2, shape, &want);
+    const float *w = (const float *)want.data + 256 * (size_t)k;
+
+    gr_mismatches m = {0};
+    for (int c = 0; c < 256; c++) {
+        float got = lab0_decode(formats[k].f, (uint8_t)c);
+        gr_expect(&m, stats_equal_exact(w[c], got),
+                  "lab0_decode(&LAB0_%s, 0x%02x)\n  expected %s\n  got      %s",
+                  formats[k].f->name, (unsigned)c, gr_f32(w[c]), gr_f32(got));
+    }
+    npy_free(&want);
+    gr_finish(&m, "codes");
+}
+
+static void test_decode_e4m3(void) { check_decode(0); }
+static void test_decode_e5m2(void) { check_decode(1); }
+
+/*
+ * Encoding: set is one of the goldens' input sets; the golden for format k
+ * is encode_<set>_<tag>_x.npy (inputs, float32 [n]) and ..._q.npy (codes,
+ * uint8 [n, 2]: column 0 saturating, column 1 not). modes selects the
+ * columns compared: 1 saturating only, 2 non-saturating only, 3 both.
+ */
+static void check_encode_format(const char *set, int k, int modes, gr_mismatches *m)
+{
+    char name[128];
+    npy_array x, q;
+
+    snprintf(name, sizeof name, "encode_%s_%s_x.npy", set, formats[k].tag);
+    gr_golden(name, NPY_F32, 1, NULL, &x);
+    size_t shape[2] = {x.count, 2};
+    snprintf(name, sizeof name, "encode_%s_%s_q.npy", set, formats[k].tag);
+    gr_golden(name, NPY_U8, 2, shape, &q);
+
+    const float *xs = x.data;
+    const uint8_t *qs = q.data;
+    for (size_t i = 0; i < x.count; i++) {
+        for (int col = 0; col < 2; col++) {
+            if (!(modes & (1 << col)))
+                continue;
+            int saturate = col == 0;
+            uint8_t want = qs[2 * i + (size_t)col];
+            uint8_t got = lab0_encode(formats[k].f, xs[i], saturate);
+            gr_expect(m, want == got,
+                      "lab0_encode(&LAB0_%s, %s, saturate=%d)\n  expected %s\n  got      %s",
+                      formats[k].f->name, gr_f32(xs[i]), saturate,
+                      gr_code(want, formats[k].fmt), gr_code(got, formats[k].fmt));
+        }
+    }
+    npy_free(&x);
+    npy_free(&q);
+}
+
+static void check_encode(const char *set, int modes)
+{
+    gr_mismatches m = {0};
+    for (int k = 0; k < 2; k++)
+        check_encode_format(set, k, modes, &m);
+    gr_finish(&m, "encodings");
+}
+
+static void test_encode_exact(void) { check_encode("exact", 3); }
+static void test_encode_rne(void) { check_encode("rne", 3); }
+static void test_encode_subnormal(void) { check_encode("subnormal", 3); }
+static void test_encode_saturate(void) { check_encode("overflow", 1); }
+static void test_encode_overflow_nosat(void) { check_encode("overflow", 2); }
+static void test_encode_nan(void) { check_encode("nan", 3); }
+static void test_encode_random(void) { check_encode("random", 3); }
+
+/*
+ * The limits, from the OCP 8-bit Floating Point spec (OFP8 rev 1.0), table 1:
+ * E4M3 max 1.75 * 2^8, min normal 2^-6, min subnormal 2^-9; E5M2 max
+ * 1.75 * 2^15, min normal 2^-14, min subnormal 2^-16. Machine epsilon is
+ * 2^-M and the unit roundoff 2^-(M+1) for M mantissa bits (Higham, Accuracy
+ * and Stability of Numerical Algorithms, 2nd ed., section 2.1).
+ */
+static const lab0_limits spec_limits[2] = {
+    {448.0f, 0x1p-6f, 0x1p-9f, 0x1p-3f, 0x1p-4f},
+    {57344.0f, 0x1p-14f, 0x1p-16f, 0x1p-2f, 0x1p-3f},
+};
+
+static void expect_limit(gr_mismatches *m, int k, const char *field, float want, float got)
+{
+    gr_expect(m, stats_equal_exact(want, got),
+              "lab0_format_limits(&LAB0_%s).%s\n  expected %s\n  got      %s",
+              formats[k].f->name, field, gr_f32(want), gr_f32(got));
+}
+
+static void test_limits(void)
+{
+    gr_mismatches m = {0};
+    for (int k = 0; k < 2; k++) {
+        lab0_limits got = lab0_format_limits(formats[k].f);
+        const lab0_limits *w = &spec_limits[k];
+        expect_limit(&m, k, "max", w->max, got.max);
+        expect_limit(&m, k, "min_normal", w->min_normal, got.min_normal);
+        expect_limit(&m, k, "min_subnormal", w->min_subnormal, got.min_subnormal);
+        expect_limit(&m, k, "epsilon", w->epsilon, got.epsilon);
+    }
+    gr_finish(&m, "limits");
+}
+
+static void test_rel_error_bound(void)
+{
+    gr_mismatches m = {0};
+    for (int k = 0; k < 2; k++) {
+        lab0_limits got = lab0_format_limits(formats[k].f);
+        expect_limit(&m, k, "rel_error_bound", spec_limits[k].rel_error_bound,
+                     got.rel_error_bound);
+    }
+    gr_finish(&m, "bounds");
+}
+
+extern const grader_lab lab0_rubric;
+
+static const grader_case cases[] = {
+    {"decode_e4m3", test_decode_e4m3},
+    {"decode_e5m2", test_decode_e5m2},
+    {"encode_exact", test_encode_exact},
+    {"encode_rne", test_encode_rne},
+    {"encode_subnormal", test_encode_subnormal},
+    {"encode_saturate", test_encode_saturate},
+    {"encode_overflow_nosat", test_encode_overflow_nosat},
+    {"encode_nan", test_encode_nan},
+    {"encode_random", test_encode_random},
+    {"limits", test_limits},
+    {"rel_error_bound", test_rel_error_bound},
+};
+
+const grader_suite grader_this_suite = {&lab0_rubric, cases, GRADER_COUNT(cases)};

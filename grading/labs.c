@@ -1,0 +1,35 @@
+/*
+ * labs.c - the list of labs the grader knows, and lookups in the rubrics.
+ * A new lab adds its rubric here and its suite in the Makefile's GRADED_LABS.
+ */
+#include <string.h>
+
+#include "rubric.h"
+
+extern const grader_lab lab0_rubric;
+
+const grader_lab *const grader_labs[] = {&lab0_rubric, 0};
+
+const grader_lab *grader_find_lab(const char *name)
+{
+    for (int i = 0; grader_labs[i]; i++)
+        if (strcmp(grader_labs[i]->name, name) == 0)
+            return grader_labs[i];
+    return 0;
+}
+
+const grader_test *grader_find_test(const grader_lab *lab, const char *name)
+{
+    for (int i = 0; i < lab->ntests; i++)
+        if (strcmp(lab->tests[i].name, name) == 0)
+            return &lab->tests[i];
+    return 0;
+}
+
+int grader_lab_points(const grader_lab *lab)
+{
+    int sum = 0;
+    for (int i = 0; i < lab->ntests; i++)
+        sum += lab->tests[i].points;
+    return sum;
+}

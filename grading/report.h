@@ -1,0 +1,63 @@
+/*
+ * report.h - a grading run's results, and writing them for people (the
+ * scorecard) or for machines (json, gradescope, tap, junit).
+ *
+ * Not for: producing the results (grading/grade.c); this file only formats
+ * what it is given.
+ */
+#ifndef FP8LAB_REPORT_H
+#define FP8LAB_REPORT_H
+
+#include <stdio.h>
+
+#include "error.h"
+#include "rubric.h"
+
+typedef enum gr_status {
+    GR_PASS = 0,
+    GR_FAIL,    /* a check in the test failed: message holds the counterexample */
+    GR_ERROR,   /* crashed, timed out, exited early, flooded output */
+    GR_NOT_RUN  /* never ran: the build failed, or the runner died first */
+} gr_status;
+
+typedef struct gr_result {
+    const grader_test *test;
+    gr_status status;
+    int points;      /* earned: test->points on a pass, else 0 */
+    char *message;   /* what went wrong, one or more lines; NULL on a pass */
+    char *output;    /* what the test printed (first lines), or NULL */
+} gr_result;
+
+typedef struct gr_report {
+    const grader_lab *lab;
+    const char *source;    /* where the graded files came from, for the header */
+    int build_ok;          /* 0: the submission did not compile or link */
+    char *build_log;       /* the compiler's first messages, or NULL */
+    gr_result *results;    /* one per graded test, in rubric order */
+    int nresults;
+    int score, max_score;
+    double seconds;        /* wall-clock time of the whole run */
+} gr_report;
+
+typedef enum gr_format {
+    GR_FORMAT_TEXT = 0,
+    GR_FORMAT_JSON,
+    GR_FORMAT_GRADESCOPE,
+    GR_FORMAT_TAP,
+    GR_FORMAT_JUNIT
+} gr_format;
+
+/* "text", "json", ... -> format; -1 for an unknown name. */
+int gr_format_from_name(const char *name);
+
+/*
+ * Writes the report to out. verbose != 0 adds each failure's captured output
+ * and, in text, the build log of a submission that built with warnings.
+ * Returns 0, or -1 with err set when writing fails.
+ */
+int gr_write_report(FILE *out, const gr_report *r, gr_format format, int verbose,
+                    lab_error *err);
+
+const char *gr_status_name(gr_status s); /* "PASS", "FAIL", "ERROR", "NOT RUN" */
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * rubric.h - what the grader knows about each lab: its files, its tests and
+ * what each test is worth. One table per lab (grading/labN_rubric.c), linked
+ * into the grader and into the lab's test runner, so both agree on every
+ * test's name and points.
+ *
+ * Not for: the tests themselves (grading/labN_suite.c) or how a submission is
+ * built and run (grading/grade.c).
+ */
+#ifndef FP8LAB_RUBRIC_H
+#define FP8LAB_RUBRIC_H
+
+typedef struct grader_test {
+    const char *name;    /* what --test takes and the Check test case's name */
+    int points;
+    const char *title;   /* a few words for the scorecard */
+    const char *section; /* the handout section to re-read when it fails */
+    double timeout_s;    /* wall-clock limit, scaled by CK_TIMEOUT_MULTIPLIER */
+} grader_test;
+
+typedef struct grader_lab {
+    const char *name;    /* "lab0" */
+    const char *title;   /* "FP8 number formats" */
+    /* Files taken from the submission; everything else comes from the course. */
+    const char *const *student_files;
+    /* Files copied from labs/<name>/ into the pristine tree beside them. */
+    const char *const *provided_files;
+    /* The runner's address-space limit, MiB. */
+    long mem_limit_mib;
+    const grader_test *tests;
+    int ntests;
+} grader_lab;
+
+/* Every lab the grader knows, in course order, NULL-terminated. */
+extern const grader_lab *const grader_labs[];
+
+const grader_lab *grader_find_lab(const char *name);
+const grader_test *grader_find_test(const grader_lab *lab, const char *name);
+int grader_lab_points(const grader_lab *lab);
+
+#define GRADER_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+#endif

@@ -1,0 +1,12 @@
+/* Prints 100 MB from lab0_format_limits. */
+#include <stdio.h>
+
+lab0_limits lab0_format_limits(const lab0_format *f)
+{
+    static char line[1024];
+    for (size_t i = 0; i + 1 < sizeof line; i++)
+        line[i] = 'x';
+    for (int i = 0; i < 100 * 1000; i++)
+        puts(line);
+    return solution_format_limits(f);
+}

@@ -1,0 +1,251 @@
+#!/bin/sh
+# test_grader.sh - the grader's own tests, on lab0:
+#   - the reference solution scores full marks; the untouched skeleton scores
+#     near 0 and the grader exits 1 without crashing;
+#   - hostile submissions (tests/grading/hostile/*.c) are each reported
+#     against the tests they hit, and every other test still passes: a
+#     segfault, an endless loop, exit(0) inside a graded function, an 8 GiB
+#     malloc, 100 MB of output, a compile error, a constructor that exits
+#     before any test, forged result lines;
+#   - Check's traps: exit(0) (above), CK_RUN_CASE and friends in the
+#     environment, a runner asked for a test that does not exist, and
+#     CK_TIMEOUT_MULTIPLIER scaling the time limits;
+#   - usage errors exit 2; goldens that do not match data/MANIFEST are refused;
+#   - --test, --list, -o and the machine formats (checked with jq, xmllint).
+#
+#   GRADER=build/bin/grader sh tests/grading/test_grader.sh
+# Run from the top of the course. Exit status 0 when every check passes.
+#
+# A hostile submission is the reference solution with one function replaced:
+# the fragment defines, say, lab0_format_limits, and the solution's own is
+# renamed solution_format_limits by the preprocessor, so the fragment can
+# call it.
+
+set -u
+ROOT=$(pwd)
+GRADER=${GRADER:-build/bin/grader}
+case $GRADER in /*) ;; *) GRADER=$ROOT/$GRADER ;; esac
+HOSTILE=$ROOT/tests/grading/hostile
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+expect_eq() { # what got want
+    if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi
+}
+expect_match() { # what text extended-regex
+    if printf '%s' "$2" | grep -Eq -- "$3"; then ok; else
+        bad "$1: no match for /$3/ in:"
+        printf '%s\n' "$2" | head -n 20 | sed 's/^/    /'
+    fi
+}
+
+# grade NAME ARGS...: runs the grader with JSON output into $TMP/NAME.json,
+# its exit status into $TMP/NAME.rc, its stderr into $TMP/NAME.err.
+grade() {
+    name=$1
+    shift
+    "$GRADER" --format json -o "$TMP/$name.json" "$@" 2>"$TMP/$name.err"
+    echo $? >"$TMP/$name.rc"
+}
+rc_of() { cat "$TMP/$1.rc"; }
+score_of() { jq -r '"\(.score)/\(.max_score)"' "$TMP/$1.json" 2>/dev/null; }
+status_of() { jq -r --arg t "$2" '.tests[] | select(.name == $t) | .status' "$TMP/$1.json" 2>/dev/null; }
+message_of() { jq -r --arg t "$2" '.tests[] | select(.name == $t) | .message' "$TMP/$1.json" 2>/dev/null; }
+# The tests that did not pass, sorted, on one line.
+not_passed() {
+    jq -r '.tests[] | select(.status != "pass") | .name' "$TMP/$1.json" 2>/dev/null | sort | tr '\n' ' '
+}
+
+# hostile NAME: the solution with the fragment's functions swapped in.
+hostile() {
+    frag=$HOSTILE/$1.c
+    dir=$TMP/sub-$1
+    mkdir -p "$dir"
+    {
+        for f in lab0_decode lab0_encode lab0_format_limits; do
+            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#define $f solution_${f#lab0_}"
+        done
+        cat "$ROOT/solutions/lab0/lab0.c"
+        for f in lab0_decode lab0_encode lab0_format_limits; do
+            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#undef $f"
+        done
+        echo "#include <stdint.h>"
+        cat "$frag"
+    } >"$dir/lab0.c"
+    echo "$dir"
+}
+
+# ---- the solution and the skeleton ------------------------------------------------
+
+grade solution lab0 --solution
+expect_eq "solution: exit status" "$(rc_of solution)" 0
+expect_eq "solution: score" "$(score_of solution)" "100/100"
+expect_eq "solution: tests not passed" "$(not_passed solution)" ""
+text=$("$GRADER" lab0 --solution 2>&1)
+expect_match "solution: scorecard" "$text" "^PASS +decode_e4m3 +10/10"
+expect_match "solution: scorecard ends with the score" "$(printf '%s\n' "$text" | tail -n 1)" \
+    "^Score: 100/100"
+
+grade skeleton lab0
+expect_eq "skeleton: exit status" "$(rc_of skeleton)" 1
+score=$(jq -r .score "$TMP/skeleton.json")
+[ "$score" -le 10 ] && ok || bad "skeleton: score $score, want at most 10"
+expect_eq "skeleton: every test ran and failed" \
+    "$(jq -r '[.tests[] | .status] | unique | join(",")' "$TMP/skeleton.json")" "fail"
+text=$("$GRADER" lab0 2>&1)
+expect_match "skeleton: a counterexample with value and bits" "$text" \
+    "expected 0\\.001953125 \\[0x3b000000\\]"
+expect_match "skeleton: how many differ" "$text" "255 of 256 codes differ"
+expect_match "skeleton: the section to re-read" "$text" "re-read: labs/lab0/README.md §2 Decoding"
+
+# ---- hostile submissions --------------------------------------------------------
+
+limits_only="limits rel_error_bound "
+
+grade segfault lab0 --dir "$(hostile segfault)"
+expect_eq "segfault: exit status" "$(rc_of segfault)" 1
+expect_eq "segfault: tests hit" "$(not_passed segfault)" "$limits_only"
+expect_eq "segfault: score" "$(score_of segfault)" "85/100"
+expect_eq "segfault: status" "$(status_of segfault limits)" error
+expect_match "segfault: message" "$(message_of segfault limits)" "crashed|exited early"
+
+CK_TIMEOUT_MULTIPLIER=0.2 grade loop lab0 --dir "$(hostile loop)"
+expect_eq "loop: tests hit" "$(not_passed loop)" "$limits_only"
+expect_match "loop: message" "$(message_of loop rel_error_bound)" "^timed out"
+
+grade exit0 lab0 --dir "$(hostile exit0)"
+expect_eq "exit(0): tests hit" "$(not_passed exit0)" "decode_e4m3 decode_e5m2 "
+expect_match "exit(0): message" "$(message_of exit0 decode_e4m3)" "exited early with status 0"
+
+grade bigalloc lab0 --dir "$(hostile bigalloc)"
+expect_eq "8 GiB malloc: tests hit" "$(not_passed bigalloc)" "$limits_only"
+expect_match "8 GiB malloc: message" "$(message_of bigalloc limits)" "crashed|exited early"
+
+grade flood lab0 --dir "$(hostile flood)"
+expect_eq "output flood: tests hit" "$(not_passed flood)" "$limits_only"
+expect_match "output flood: message" "$(message_of flood limits)" "^output flood"
+size=$(wc -c <"$TMP/flood.json")
+[ "$size" -lt 100000 ] && ok || bad "output flood: the report is $size bytes"
+
+grade forge lab0 --dir "$(hostile forge)"
+expect_eq "forged results: tests hit" "$(not_passed forge)" "decode_e4m3 decode_e5m2 "
+
+grade early_exit lab0 --dir "$(hostile early_exit)"
+expect_eq "constructor exit: exit status" "$(rc_of early_exit)" 1
+expect_eq "constructor exit: score" "$(score_of early_exit)" "0/100"
+expect_eq "constructor exit: every test not run" \
+    "$(jq -r '[.tests[] | .status] | unique | join(",")' "$TMP/early_exit.json")" "not_run"
+expect_match "constructor exit: why" "$(message_of early_exit limits)" "exited with status 0"
+
+grade syntax lab0 --dir "$(hostile syntax_error)"
+expect_eq "compile error: exit status" "$(rc_of syntax)" 1
+expect_eq "compile error: score" "$(score_of syntax)" "0/100"
+expect_eq "compile error: build_ok" "$(jq -r .build_ok "$TMP/syntax.json")" false
+expect_match "compile error: the compiler's message" "$(jq -r .build_log "$TMP/syntax.json")" \
+    "lab0\\.c:[0-9]+:[0-9]+: error"
+text=$("$GRADER" lab0 --dir "$TMP/sub-syntax_error" 2>&1)
+expect_match "compile error: scorecard" "$text" "did not (compile|build)"
+
+# CK_TIMEOUT_MULTIPLIER: a test that takes a second passes under the
+# rubric's 5 s and times out under 0.1 x 5 s.
+grade slow lab0 --dir "$(hostile slow)" --test limits
+expect_eq "slow, default limit: exit status" "$(rc_of slow)" 0
+CK_TIMEOUT_MULTIPLIER=0.1 grade slow_scaled lab0 --dir "$TMP/sub-slow" --test limits
+expect_eq "slow, scaled limit: status" "$(status_of slow_scaled limits)" error
+expect_match "slow, scaled limit: message" "$(message_of slow_scaled limits)" "^timed out"
+
+# ---- Check's environment cannot select or skip tests --------------------------------
+
+CK_RUN_CASE=limits CK_RUN_SUITE=none CK_INCLUDE_TAGS=none CK_FORK=no \
+    grade ckenv lab0 --solution
+expect_eq "Check's environment: tests graded" "$(jq '.tests | length' "$TMP/ckenv.json")" 11
+expect_eq "Check's environment: score" "$(score_of ckenv)" "100/100"
+
+# A runner asked for a test it does not have reports an error, not success.
+"$GRADER" lab0 --solution --keep --test encode_nan >/dev/null 2>"$TMP/keep.err"
+stage=$(sed -n 's/^grader: the pristine tree is kept in //p' "$TMP/keep.err")
+if [ -x "$stage/runner" ]; then
+    ok
+    GRADER_GOLDEN_DIR=$ROOT/data/golden/lab0 GRADER_OUT_DIR=$stage/out \
+        "$stage/runner" 3 no_such_test 3>"$TMP/runner.out" >/dev/null 2>&1
+    expect_eq "runner, no such test: exit status" "$?" 3
+    expect_match "runner, no such test: says so" "$(cat "$TMP/runner.out")" "^error.*no test named"
+    rm -rf "$stage"
+else
+    bad "--keep: no runner in '$stage'"
+fi
+
+# ---- options -------------------------------------------------------------------------
+
+grade one lab0 --solution --test encode_nan
+expect_eq "--test: one test" "$(jq -r '[.tests[] | .name] | join(",")' "$TMP/one.json")" encode_nan
+expect_eq "--test: its points" "$(score_of one)" "5/5"
+
+list=$("$GRADER" --list)
+expect_match "--list: the lab" "$list" "^lab0 +FP8 number formats +\\(100 points\\)"
+expect_eq "--list: every test" "$(printf '%s\n' "$list" | grep -c '^  ')" 11
+
+for args in "" "lab9" "--test nope lab0" "--solution --dir . lab0" "--dir $TMP/nowhere lab0" \
+    "--format xml lab0" "lab0 lab0"; do
+    # shellcheck disable=SC2086
+    "$GRADER" $args >/dev/null 2>"$TMP/usage.err"
+    expect_eq "usage error '$args': exit status" "$?" 2
+    [ -s "$TMP/usage.err" ] && ok || bad "usage error '$args': no message"
+done
+
+# The submission's own lab0.h is not used: the grader's copy is.
+mkdir -p "$TMP/sub-header"
+cp solutions/lab0/lab0.c "$TMP/sub-header/"
+echo '#error the submission header must not be used' >"$TMP/sub-header/lab0.h"
+grade header lab0 --dir "$TMP/sub-header"
+expect_eq "pristine tree: score" "$(score_of header)" "100/100"
+
+# A submission without the student file.
+mkdir -p "$TMP/sub-empty"
+grade empty lab0 --dir "$TMP/sub-empty"
+expect_eq "missing lab0.c: exit status" "$(rc_of empty)" 1
+expect_match "missing lab0.c: says so" "$(jq -r .build_log "$TMP/empty.json")" "lab0\\.c: not found"
+
+# ---- machine formats -----------------------------------------------------------------
+
+"$GRADER" lab0 --format gradescope >"$TMP/gs.json" 2>/dev/null
+expect_eq "gradescope: valid, with the schema's fields" \
+    "$(jq -r '[.score, .max_score, (.tests | length),
+               ([.tests[] | select(has("name") and has("score") and has("max_score")
+                 and has("status") and has("output") and has("visibility"))] | length)]
+              | join(",")' "$TMP/gs.json")" "$(jq -r .score "$TMP/skeleton.json"),100,11,11"
+"$GRADER" lab0 --solution --format junit >"$TMP/junit.xml" 2>/dev/null
+if xmllint --noout "$TMP/junit.xml" 2>/dev/null; then ok; else bad "junit: not well-formed XML"; fi
+expect_eq "junit: test cases" "$(xmllint --xpath 'count(//testcase)' "$TMP/junit.xml")" 11
+"$GRADER" lab0 --dir "$TMP/sub-segfault" --format junit >"$TMP/junit2.xml" 2>/dev/null
+expect_eq "junit: errors" "$(xmllint --xpath 'count(//testcase/error)' "$TMP/junit2.xml")" 2
+"$GRADER" lab0 --format tap >"$TMP/tap" 2>/dev/null
+expect_eq "tap: plan" "$(grep -m1 '^1\.\.' "$TMP/tap")" "1..11"
+expect_eq "tap: results" "$(grep -cE '^(not )?ok [0-9]+ - ' "$TMP/tap")" 11
+
+# ---- goldens against data/MANIFEST -------------------------------------------------------
+
+(cd data && sha256sum --quiet -c MANIFEST) >/dev/null 2>&1 && ok ||
+    bad "data/MANIFEST does not match data/ (sha256sum -c)"
+mkdir -p "$TMP/root"
+for d in labs solutions common; do ln -s "$ROOT/$d" "$TMP/root/$d"; done
+cp -R data "$TMP/root/data"
+printf 'x' >>"$TMP/root/data/golden/lab0/decode.npy"
+FP8LAB_ROOT=$TMP/root "$GRADER" lab0 --solution >/dev/null 2>"$TMP/manifest.err"
+expect_eq "changed golden: exit status" "$?" 2
+expect_match "changed golden: names it" "$(cat "$TMP/manifest.err")" "golden/lab0/decode\\.npy: sha256"
+cp data/golden/lab0/decode.npy "$TMP/root/data/golden/lab0/decode.npy"
+cp data/golden/lab0/decode.npy "$TMP/root/data/golden/lab0/extra.npy"
+FP8LAB_ROOT=$TMP/root "$GRADER" lab0 --solution >/dev/null 2>"$TMP/manifest.err"
+expect_eq "unlisted golden: exit status" "$?" 2
+expect_match "unlisted golden: names it" "$(cat "$TMP/manifest.err")" "extra\\.npy is not listed"
+rm -f "$TMP/root/data/golden/lab0/extra.npy" "$TMP/root/data/MANIFEST"
+FP8LAB_ROOT=$TMP/root "$GRADER" lab0 --solution >/dev/null 2>"$TMP/manifest.err"
+expect_eq "no manifest: exit status" "$?" 2
+expect_match "no manifest: names it" "$(cat "$TMP/manifest.err")" "MANIFEST: cannot open"
+
+echo "test_grader: $passed passed, $failed failed"
+[ "$failed" = 0 ]

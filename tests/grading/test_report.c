@@ -1,0 +1,895 @@
+/*
+ * test_report.c - tests of the grading report writer (grading/report.c).
+ *
+ * Each test builds a gr_report in memory (all passing; a mix of a pass, a
+ * failure, a crash and a hostile message; a build that failed), writes it
+ * with open_memstream and reads it back: JSON with jansson, XML with
+ * libxml2's parser, TAP and the scorecard line by line. The hostile message
+ * carries quotes, <&>, tabs, control characters, CRLF and invalid UTF-8, and
+ * every format must come out valid all the same.
+ *
+ * Not for: what the grader decides (statuses, scores); the reports here are
+ * made up.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "report.h"
+
+#define FFFD "\xef\xbf\xbd" /* U+FFFD, the replacement character, in UTF-8 */
+
+/* ---- a made-up lab and its reports --------------------------------------------- */
+
+static const grader_test tests[] = {
+    {"decode_e4m3", 10, "Decode every E4M3 code", "§2.1 Decoding", 5},
+    {"encode_rne", 15, "Round to nearest, ties to even", "§3.2 Rounding", 5},
+    {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5},
+    {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5},
+};
+static const grader_lab lab = {"lab0", "FP8 number formats", NULL, NULL, 512, tests, 4};
+
+/* Everything a message can throw at a format: quotes, markup, tabs, C0 and
+ * C1 controls, DEL, CRLF, a lone CR, a line that would end TAP's YAML block,
+ * an XML CDATA end, and invalid UTF-8 (a stray continuation byte, 0xFF, a
+ * truncated sequence, an overlong '/', a UTF-8-encoded surrogate). */
+static const char hostile[] =
+    "gave 0x7f, should be 0x7e: \"quoted\" 'single' <tag attr=\"x\"> & &amp; ]]>\n"
+    "\ttab-indented line\x01\x1b[31mred\x1b[0m\x7f\xc2\x85nel\r\n"
+    "  ...\n"
+    "---\n"
+    "# not a comment\rlone CR\n"
+    "bad: \x80 \xff \xe2\x82 \xc0\xaf \xed\xa0\x80 end \xe2\x82\xac ok";
+
+static gr_result results_mixed[4];
+static gr_report report_mixed;
+static gr_result results_pass[4];
+static gr_report report_pass;
+static gr_result results_nobuild[4];
+static gr_report report_nobuild;
+
+static void make_reports(void)
+{
+    for (int i = 0; i < 4; i++) {
+        results_pass[i] = (gr_result){&tests[i], GR_PASS, tests[i].points, NULL, NULL};
+        results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
+                                         "not run: the submission did not compile", NULL};
+    }
+    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25};
+
+    results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n"};
+    results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
+                                   "encode(E4M3, 8.5625f): gave 0x51, should be 0x50\n"
+                                   "  8.5625 is nearer to 8.0",
+                                   "debug: x = 8.5625\n"};
+    results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile};
+    results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL};
+    report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
+                               results_mixed, 4, 10, 50, 0.5};
+
+    report_nobuild = (gr_report){&lab, "submissions/bob", 0,
+                                 "lab0.c:12:5: error: expected ';' before '}' token\n"
+                                 "   12 |     return x\n"
+                                 "      |             ^\n"
+                                 "bad byte \xfe <&> \x02\n",
+                                 results_nobuild, 4, 0, 50, 0.25};
+}
+
+/* ---- writing and reading back ---------------------------------------------------- */
+
+/* The report as the format writes it, malloc'd and NUL-terminated. */
+static char *render(const gr_report *r, gr_format format, int verbose)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    lab_error err = {{0}};
+    ck_assert_ptr_nonnull(f);
+    ck_assert_msg(gr_write_report(f, r, format, verbose, &err) == 0, "write failed: %s", err.msg);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_uint_eq(strlen(buf), len); /* no NUL written */
+    return buf;
+}
+
+/* Whether s is valid UTF-8, as jansson judges it (it refuses overlong forms,
+ * surrogates and everything past U+10FFFF). */
+static int valid_utf8(const char *s)
+{
+    json_t *j = json_string(s);
+    json_decref(j);
+    return j != NULL;
+}
+
+/* The lines of s, split in place (s is modified); their count in *n. */
+static char **split_lines(char *s, int *n)
+{
+    char **lines = NULL;
+    int count = 0;
+    for (char *p = s; *p;) {
+        char *nl = strchr(p, '\n');
+        lines = realloc(lines, (size_t) (count + 1) * sizeof *lines);
+        ck_assert_ptr_nonnull(lines);
+        lines[count++] = p;
+        if (!nl)
+            break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    *n = count;
+    return lines;
+}
+
+static int has_line(char **lines, int n, const char *want)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(lines[i], want) == 0)
+            return 1;
+    return 0;
+}
+
+/* No control characters but newline and tab, no DEL, no C1 controls. */
+static void assert_printable(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+        ck_assert_msg(*p >= 0x20 || *p == '\n' || *p == '\t', "control byte 0x%02x at %ld", *p,
+                      (long) (p - (const unsigned char *) s));
+        ck_assert_msg(*p != 0x7f, "DEL at %ld", (long) (p - (const unsigned char *) s));
+        ck_assert_msg(!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f), "C1 control at %ld",
+                      (long) (p - (const unsigned char *) s));
+    }
+}
+
+/* The JSON object's keys are exactly these. */
+static void assert_keys(json_t *obj, const char *const *keys, int n)
+{
+    const char *key;
+    json_t *value;
+    ck_assert_msg(json_is_object(obj), "not an object");
+    json_object_foreach(obj, key, value) {
+        int known = 0;
+        (void) value;
+        for (int i = 0; i < n; i++)
+            known |= strcmp(key, keys[i]) == 0;
+        ck_assert_msg(known, "unexpected key \"%s\"", key);
+    }
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(json_object_get(obj, keys[i]) != NULL, "missing key \"%s\"", keys[i]);
+    ck_assert_int_eq((int) json_object_size(obj), n);
+}
+
+static json_t *parse_json(const char *text)
+{
+    json_error_t jerr;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    ck_assert_msg(root != NULL, "invalid JSON, line %d: %s\n%s", jerr.line, jerr.text, text);
+    return root;
+}
+
+static const char *jget_str(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_string(v), "\"%s\" is not a string", key);
+    return json_string_value(v);
+}
+
+static long long jget_int(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_integer(v), "\"%s\" is not an integer", key);
+    return json_integer_value(v);
+}
+
+/* ---- names -------------------------------------------------------------------------- */
+
+START_TEST(test_format_names)
+{
+    ck_assert_int_eq(gr_format_from_name("text"), GR_FORMAT_TEXT);
+    ck_assert_int_eq(gr_format_from_name("json"), GR_FORMAT_JSON);
+    ck_assert_int_eq(gr_format_from_name("gradescope"), GR_FORMAT_GRADESCOPE);
+    ck_assert_int_eq(gr_format_from_name("tap"), GR_FORMAT_TAP);
+    ck_assert_int_eq(gr_format_from_name("junit"), GR_FORMAT_JUNIT);
+    ck_assert_int_eq(gr_format_from_name("JSON"), -1);
+    ck_assert_int_eq(gr_format_from_name("xml"), -1);
+    ck_assert_int_eq(gr_format_from_name(""), -1);
+    ck_assert_int_eq(gr_format_from_name(NULL), -1);
+    ck_assert_str_eq(gr_status_name(GR_PASS), "PASS");
+    ck_assert_str_eq(gr_status_name(GR_FAIL), "FAIL");
+    ck_assert_str_eq(gr_status_name(GR_ERROR), "ERROR");
+    ck_assert_str_eq(gr_status_name(GR_NOT_RUN), "NOT RUN");
+}
+END_TEST
+
+/* ---- text --------------------------------------------------------------------------- */
+
+START_TEST(test_text_all_pass)
+{
+    char *out = render(&report_pass, GR_FORMAT_TEXT, 0);
+    int n;
+    char **lines = split_lines(out, &n);
+
+    /* header, blank, 4 results, blank, score: nothing else when all pass */
+    ck_assert_int_eq(n, 8);
+    ck_assert_str_eq(lines[0], "lab0: FP8 number formats  (graded: submissions/alice)");
+    ck_assert_str_eq(lines[1], "");
+    ck_assert_str_eq(lines[2], "PASS  decode_e4m3  10/10  Decode every E4M3 code");
+    ck_assert_str_eq(lines[3], "PASS  encode_rne   15/15  Round to nearest, ties to even");
+    ck_assert_str_eq(lines[4], "PASS  saturate     20/20  Saturate out-of-range values");
+    ck_assert_str_eq(lines[5], "PASS  scale_amax     5/5  Per-tensor scale from amax");
+    ck_assert_str_eq(lines[6], "");
+    ck_assert_str_eq(lines[7], "Score: 50/50  (1.2 s)");
+    free(lines);
+    free(out);
+}
+END_TEST
+
+START_TEST(test_text_failures)
+{
+    char *out = render(&report_mixed, GR_FORMAT_TEXT, 0);
+    int n;
+    char **lines;
+
+    ck_assert(valid_utf8(out));
+    assert_printable(out);
+    ck_assert_ptr_null(strstr(out, "output:"));            /* not verbose */
+    ck_assert_ptr_null(strstr(out, "printed while passing"));
+    ck_assert_ptr_null(strstr(out, "warning: unused x"));  /* built: log only when verbose */
+    lines = split_lines(out, &n);
+    ck_assert_str_eq(lines[0], "lab0: FP8 number formats  (graded: sub" FFFD "mission" FFFD ")");
+    ck_assert(has_line(lines, n, "PASS   decode_e4m3  10/10  Decode every E4M3 code"));
+    ck_assert(has_line(lines, n, "FAIL   encode_rne    0/15  Round to nearest, ties to even"));
+    ck_assert(has_line(lines, n, "      encode(E4M3, 8.5625f): gave 0x51, should be 0x50"));
+    ck_assert(has_line(lines, n, "        8.5625 is nearer to 8.0"));
+    ck_assert(has_line(lines, n, "      re-read: labs/lab0/README.md §3.2 Rounding"));
+    ck_assert(has_line(lines, n, "ERROR  scale_amax     0/5  Per-tensor scale from amax"));
+    ck_assert(has_line(lines, n, "      crashed: SIGSEGV"));
+    ck_assert(has_line(lines, n, "      re-read: labs/lab0/README.md §4 Scaling"));
+    /* the hostile message: every line indented, CR and CRLF made newlines,
+     * controls and bad bytes made U+FFFD */
+    ck_assert(has_line(lines, n, "      \ttab-indented line" FFFD FFFD "[31mred"
+                                 FFFD "[0m" FFFD FFFD "nel"));
+    ck_assert(has_line(lines, n, "        ..."));
+    ck_assert(has_line(lines, n, "      # not a comment"));
+    ck_assert(has_line(lines, n, "      lone CR"));
+    ck_assert(has_line(lines, n, "      bad: " FFFD " " FFFD " " FFFD " " FFFD
+                                 FFFD " " FFFD FFFD FFFD " end \xe2\x82\xac ok"));
+    ck_assert_str_eq(lines[n - 2], "");
+    ck_assert_str_eq(lines[n - 1], "Score: 10/50  (0.5 s)");
+    free(lines);
+    free(out);
+}
+END_TEST
+
+START_TEST(test_text_verbose)
+{
+    char *out = render(&report_mixed, GR_FORMAT_TEXT, 1);
+    int n;
+    char **lines;
+
+    ck_assert(valid_utf8(out));
+    assert_printable(out);
+    ck_assert_ptr_null(strstr(out, "printed while passing")); /* a pass's output stays out */
+    lines = split_lines(out, &n);
+    ck_assert(has_line(lines, n, "The build printed warnings:"));
+    ck_assert(has_line(lines, n, "      lab0.c:3: warning: unused x"));
+    ck_assert(has_line(lines, n, "      output:"));
+    ck_assert(has_line(lines, n, "        debug: x = 8.5625"));
+    free(lines);
+    free(out);
+}
+END_TEST
+
+START_TEST(test_text_build_failed)
+{
+    char *out = render(&report_nobuild, GR_FORMAT_TEXT, 0);
+    int n, not_run = 0;
+    char **lines;
+
+    ck_assert(valid_utf8(out));
+    assert_printable(out);
+    lines = split_lines(out, &n);
+    ck_assert_str_eq(lines[0], "lab0: FP8 number formats  (graded: submissions/bob)");
+    ck_assert(has_line(lines, n, "The submission did not compile or link. The compiler said:"));
+    ck_assert(has_line(lines, n, "      lab0.c:12:5: error: expected ';' before '}' token"));
+    ck_assert(has_line(lines, n, "         12 |     return x"));
+    ck_assert(has_line(lines, n, "      bad byte " FFFD " <&> " FFFD));
+    for (int i = 0; i < n; i++)
+        not_run += strncmp(lines[i], "NOT RUN  ", 9) == 0;
+    ck_assert_int_eq(not_run, 4);
+    ck_assert(has_line(lines, n, "NOT RUN  saturate     0/20  Saturate out-of-range values"));
+    /* the failed build is said once, not under every test */
+    ck_assert_ptr_null(strstr(out, "not run:"));
+    ck_assert_ptr_null(strstr(out, "re-read:"));
+    /* header, blank, "did not compile", 4 log lines, blank, 4 tests, blank, score */
+    ck_assert_int_eq(n, 14);
+    ck_assert_str_eq(lines[n - 1], "Score: 0/50  (0.2 s)");
+    free(lines);
+    free(out);
+}
+END_TEST
+
+/* A build that failed with no log, messages left NULL, a title and a
+ * section left NULL and no clock: the scorecard still says what happened. */
+START_TEST(test_text_missing_pieces)
+{
+    static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1}, {"crash", 2, NULL, NULL, 1}};
+    gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL}, {&bare[1], GR_ERROR, 0, NULL, NULL}};
+    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1};
+    char *out = render(&r, GR_FORMAT_TEXT, 1);
+    int n;
+    char **lines = split_lines(out, &n);
+
+    ck_assert_str_eq(lines[0], "lab0: FP8 number formats");
+    ck_assert(has_line(lines, n,
+                       "The submission did not compile or link (no compiler output was kept)."));
+    ck_assert(has_line(lines, n, "NOT RUN  bare  0/3"));
+    ck_assert_ptr_null(strstr(out, "re-read"));
+    ck_assert_str_eq(lines[n - 1], "Score: 0/3");
+    free(lines);
+    free(out);
+
+    /* it built, then the runner died: a test not run says why, but has no
+     * section to re-read; a crash with no message gets a stand-in */
+    r.build_ok = 1;
+    r.nresults = 2;
+    out = render(&r, GR_FORMAT_TEXT, 0);
+    lines = split_lines(out, &n);
+    ck_assert(has_line(lines, n, "NOT RUN  bare   0/3"));
+    ck_assert(has_line(lines, n, "      not run"));
+    ck_assert(has_line(lines, n, "ERROR    crash  0/2"));
+    ck_assert(has_line(lines, n, "      did not finish (the test recorded no message)"));
+    ck_assert(has_line(lines, n, "      re-read: labs/lab0/README.md"));
+    ck_assert_int_eq(n, 9);
+    free(lines);
+    free(out);
+}
+END_TEST
+
+/* ---- json --------------------------------------------------------------------------- */
+
+static const char *const json_keys[] = {"lab", "title", "source", "build_ok", "build_log",
+                                        "score", "max_score", "seconds", "tests"};
+static const char *const json_test_keys[] = {"name", "title", "section", "status",
+                                             "points", "max_points", "message", "output"};
+
+START_TEST(test_json_mixed)
+{
+    static const char *const statuses[] = {"pass", "fail", "fail", "error"};
+    char *out = render(&report_mixed, GR_FORMAT_JSON, 0);
+    json_t *root = parse_json(out), *arr;
+
+    assert_keys(root, json_keys, 9);
+    ck_assert_str_eq(jget_str(root, "lab"), "lab0");
+    ck_assert_str_eq(jget_str(root, "title"), "FP8 number formats");
+    ck_assert_str_eq(jget_str(root, "source"), "sub\x01mission" FFFD);
+    ck_assert(json_is_true(json_object_get(root, "build_ok")));
+    ck_assert_str_eq(jget_str(root, "build_log"), "lab0.c:3: warning: unused x\n");
+    ck_assert_int_eq(jget_int(root, "score"), 10);
+    ck_assert_int_eq(jget_int(root, "max_score"), 50);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(root, "seconds")), 0.5, 1e-9);
+    arr = json_object_get(root, "tests");
+    ck_assert(json_is_array(arr));
+    ck_assert_int_eq((int) json_array_size(arr), 4);
+    for (int i = 0; i < 4; i++) {
+        json_t *t = json_array_get(arr, (size_t) i);
+        assert_keys(t, json_test_keys, 8);
+        ck_assert_str_eq(jget_str(t, "name"), tests[i].name);
+        ck_assert_str_eq(jget_str(t, "title"), tests[i].title);
+        ck_assert_str_eq(jget_str(t, "section"), tests[i].section);
+        ck_assert_str_eq(jget_str(t, "status"), statuses[i]);
+        ck_assert_int_eq(jget_int(t, "points"), results_mixed[i].points);
+        ck_assert_int_eq(jget_int(t, "max_points"), tests[i].points);
+        ck_assert(json_is_null(json_object_get(t, "output"))); /* not verbose */
+        ck_assert(i == 0 ? json_is_null(json_object_get(t, "message"))
+                         : json_is_string(json_object_get(t, "message")));
+    }
+    /* JSON carries control characters (escaped); only bad bytes are replaced */
+    {
+        const char *m = jget_str(json_array_get(arr, 2), "message");
+        ck_assert_ptr_nonnull(strstr(m, "\"quoted\" 'single' <tag attr=\"x\"> & &amp; ]]>\n\t"));
+        ck_assert_ptr_nonnull(strstr(m, "line\x01\x1b[31mred"));
+        ck_assert_ptr_nonnull(strstr(m, "nel\r\n"));
+        ck_assert_ptr_nonnull(strstr(m, "bad: " FFFD " " FFFD " " FFFD " "));
+        ck_assert_ptr_nonnull(strstr(m, " end \xe2\x82\xac ok"));
+        ck_assert_ptr_null(strstr(m, "\xff"));
+    }
+    json_decref(root);
+    free(out);
+}
+END_TEST
+
+START_TEST(test_json_verbose_and_build_failed)
+{
+    char *out = render(&report_mixed, GR_FORMAT_JSON, 1);
+    json_t *root = parse_json(out), *arr = json_object_get(root, "tests");
+
+    ck_assert(json_is_null(json_object_get(json_array_get(arr, 0), "output"))); /* a pass */
+    ck_assert_str_eq(jget_str(json_array_get(arr, 1), "output"), "debug: x = 8.5625\n");
+    ck_assert(json_is_string(json_object_get(json_array_get(arr, 2), "output")));
+    ck_assert(json_is_null(json_object_get(json_array_get(arr, 3), "output"))); /* none kept */
+    json_decref(root);
+    free(out);
+
+    out = render(&report_nobuild, GR_FORMAT_JSON, 0);
+    root = parse_json(out);
+    assert_keys(root, json_keys, 9);
+    ck_assert(json_is_false(json_object_get(root, "build_ok")));
+    ck_assert_ptr_nonnull(strstr(jget_str(root, "build_log"), "expected ';' before '}'"));
+    ck_assert_int_eq(jget_int(root, "score"), 0);
+    arr = json_object_get(root, "tests");
+    ck_assert_int_eq((int) json_array_size(arr), 4);
+    for (int i = 0; i < 4; i++)
+        ck_assert_str_eq(jget_str(json_array_get(arr, (size_t) i), "status"), "not_run");
+    json_decref(root);
+    free(out);
+
+    out = render(&report_pass, GR_FORMAT_JSON, 1);
+    root = parse_json(out);
+    ck_assert(json_is_null(json_object_get(root, "build_log")));
+    json_decref(root);
+    free(out);
+}
+END_TEST
+
+/* ---- gradescope ----------------------------------------------------------------------- */
+
+static const char *const gs_keys[] = {"score", "max_score", "execution_time", "output",
+                                      "output_format", "visibility", "tests"};
+static const char *const gs_test_keys[] = {"name", "score", "max_score", "status", "output",
+                                           "output_format", "visibility"};
+
+START_TEST(test_gradescope_mixed)
+{
+    static const char *const names[] = {
+        "decode_e4m3: Decode every E4M3 code", "encode_rne: Round to nearest, ties to even",
+        "saturate: Saturate out-of-range values", "scale_amax: Per-tensor scale from amax"};
+    static const char *const statuses[] = {"passed", "failed", "failed", "failed"};
+    char *out = render(&report_mixed, GR_FORMAT_GRADESCOPE, 0);
+    json_t *root = parse_json(out), *arr;
+    long long sum = 0;
+
+    assert_keys(root, gs_keys, 7);
+    ck_assert_int_eq(jget_int(root, "score"), 10);
+    ck_assert_int_eq(jget_int(root, "max_score"), 50);
+    ck_assert_int_eq(jget_int(root, "execution_time"), 1); /* 0.5 s, rounded */
+    ck_assert_str_eq(jget_str(root, "visibility"), "visible");
+    ck_assert_str_eq(jget_str(root, "output_format"), "text");
+    ck_assert_str_eq(jget_str(root, "output"),
+                     "lab0 (FP8 number formats): 10/50 points; 1 of 4 tests passed.");
+    arr = json_object_get(root, "tests");
+    ck_assert_int_eq((int) json_array_size(arr), 4);
+    for (int i = 0; i < 4; i++) {
+        json_t *t = json_array_get(arr, (size_t) i);
+        assert_keys(t, gs_test_keys, 7);
+        ck_assert_str_eq(jget_str(t, "name"), names[i]);
+        ck_assert_int_eq(jget_int(t, "score"), results_mixed[i].points);
+        ck_assert_int_eq(jget_int(t, "max_score"), tests[i].points);
+        ck_assert_str_eq(jget_str(t, "status"), statuses[i]);
+        ck_assert_str_eq(jget_str(t, "visibility"), "visible");
+        sum += jget_int(t, "score");
+    }
+    ck_assert_int_eq(sum, jget_int(root, "score"));
+    ck_assert_str_eq(jget_str(json_array_get(arr, 0), "output"), "");
+    ck_assert_str_eq(jget_str(json_array_get(arr, 1), "output"),
+                     "encode(E4M3, 8.5625f): gave 0x51, should be 0x50\n"
+                     "  8.5625 is nearer to 8.0\n\nre-read: labs/lab0/README.md §3.2 Rounding\n");
+    ck_assert_str_eq(jget_str(json_array_get(arr, 3), "output"),
+                     "crashed: SIGSEGV\n\nre-read: labs/lab0/README.md §4 Scaling\n");
+    ck_assert_ptr_nonnull(strstr(jget_str(json_array_get(arr, 2), "output"), "<tag attr=\"x\">"));
+    for (int i = 0; i < 4; i++) {
+        assert_printable(jget_str(json_array_get(arr, (size_t) i), "output"));
+        assert_printable(jget_str(json_array_get(arr, (size_t) i), "name"));
+    }
+    json_decref(root);
+    free(out);
+}
+END_TEST
+
+START_TEST(test_gradescope_build_failed)
+{
+    char *out = render(&report_nobuild, GR_FORMAT_GRADESCOPE, 0);
+    json_t *root = parse_json(out), *arr;
+    const char *summary;
+
+    assert_keys(root, gs_keys, 7);
+    summary = jget_str(root, "output");
+    ck_assert_ptr_nonnull(strstr(summary, "0/50 points; 0 of 4 tests passed."));
+    ck_assert_ptr_nonnull(strstr(summary, "did not compile or link"));
+    ck_assert_ptr_nonnull(strstr(summary, "lab0.c:12:5: error: expected ';' before '}' token\n"));
+    /* shown to students: controls replaced too, unlike in the json format */
+    ck_assert_ptr_nonnull(strstr(summary, "bad byte " FFFD " <&> " FFFD "\n"));
+    arr = json_object_get(root, "tests");
+    for (int i = 0; i < 4; i++) {
+        json_t *t = json_array_get(arr, (size_t) i);
+        ck_assert_str_eq(jget_str(t, "status"), "failed");
+        ck_assert_int_eq(jget_int(t, "score"), 0);
+        ck_assert_ptr_nonnull(strstr(jget_str(t, "output"), "did not compile"));
+        ck_assert_ptr_null(strstr(jget_str(t, "output"), "re-read")); /* nothing to re-read */
+    }
+    json_decref(root);
+    free(out);
+}
+END_TEST
+
+/* ---- tap ------------------------------------------------------------------------------ */
+
+/* Reads a TAP 14 stream the way a harness does and checks it against r:
+ * version, plan, one test point per result in order, a YAML block after
+ * each "not ok" and nowhere else, and the score comment at the end. */
+static void check_tap(const gr_report *r, int verbose)
+{
+    char *out = render(r, GR_FORMAT_TAP, verbose);
+    int n, points = 0, blocks = 0, plan = -1, not_passed = 0;
+    char **lines;
+
+    for (int i = 0; i < r->nresults; i++)
+        not_passed += r->results[i].status != GR_PASS;
+
+    ck_assert(valid_utf8(out));
+    assert_printable(out);
+    lines = split_lines(out, &n);
+    ck_assert_str_eq(lines[0], "TAP version 14");
+    ck_assert_int_eq(sscanf(lines[1], "1..%d", &plan), 1);
+    ck_assert_int_eq(plan, r->nresults);
+    for (int i = 2; i < n; i++) {
+        int num = 0, ok, off = 0;
+        char name[64];
+        if (lines[i][0] == '#' || lines[i][0] == '\0')
+            continue;
+        ok = strncmp(lines[i], "ok ", 3) == 0;
+        ck_assert_msg(ok || strncmp(lines[i], "not ok ", 7) == 0, "line %d: %s", i + 1, lines[i]);
+        ck_assert_int_eq(sscanf(lines[i] + (ok ? 3 : 7), "%d - %63s%n", &num, name, &off), 2);
+        ck_assert_int_eq(num, points + 1);
+        ck_assert_str_eq(name, r->results[points].test->name);
+        ck_assert_int_eq(ok, r->results[points].status == GR_PASS);
+        {
+            char want[64];
+            snprintf(want, sizeof want, "  # %d/%d points", r->results[points].points,
+                     r->results[points].test->points);
+            ck_assert_str_eq(lines[i] + (ok ? 3 : 7) + off, want);
+        }
+        points++;
+        if (!ok) {
+            /* the block runs from "  ---" to the first "  ...", every line
+             * inside indented at least two spaces */
+            ck_assert_str_eq(lines[++i], "  ---");
+            ck_assert_str_eq(lines[++i], "  message: |");
+            while (++i < n && strcmp(lines[i], "  ...") != 0)
+                ck_assert_msg(lines[i][0] == '\0' || strncmp(lines[i], "  ", 2) == 0,
+                              "line %d escapes the YAML block: %s", i + 1, lines[i]);
+            ck_assert_int_lt(i, n);
+            blocks++;
+        }
+    }
+    ck_assert_int_eq(points, plan);
+    ck_assert_int_eq(blocks, not_passed);
+    {
+        char want[64];
+        snprintf(want, sizeof want, "# Score: %d/%d", r->score, r->max_score);
+        ck_assert_str_eq(lines[n - 1], want);
+    }
+    free(lines);
+    free(out);
+}
+
+START_TEST(test_tap)
+{
+    check_tap(&report_pass, 0);
+    check_tap(&report_mixed, 0);
+    check_tap(&report_mixed, 1);
+    check_tap(&report_nobuild, 0);
+}
+END_TEST
+
+START_TEST(test_tap_details)
+{
+    char *out = render(&report_mixed, GR_FORMAT_TAP, 1);
+    ck_assert_ptr_nonnull(strstr(out, "\nnot ok 2 - encode_rne  # 0/15 points\n  ---\n"
+                                      "  message: |\n"
+                                      "    encode(E4M3, 8.5625f): gave 0x51, should be 0x50\n"
+                                      "      8.5625 is nearer to 8.0\n"
+                                      "  status: fail\n  points: 0\n  max_points: 15\n"
+                                      "  re-read: \"labs/lab0/README.md §3.2 Rounding\"\n"
+                                      "  output: |\n    debug: x = 8.5625\n  ...\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\n      ...\n")); /* the hostile "  ..." stays inside */
+    ck_assert_ptr_nonnull(strstr(out, "\n  status: error\n"));
+    free(out);
+
+    out = render(&report_nobuild, GR_FORMAT_TAP, 0);
+    ck_assert_ptr_nonnull(strstr(out, "\n# The submission did not compile or link.\n"
+                                      "# The compiler said:\n"
+                                      "#   lab0.c:12:5: error: expected ';' before '}' token\n"));
+    ck_assert_ptr_nonnull(strstr(out, "\n  status: not_run\n"));
+    free(out);
+
+    /* a first line that would set the block's indentation goes out quoted;
+     * blank lines inside a block keep the indentation */
+    {
+        gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL},
+                            {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL}};
+        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0};
+        out = render(&r, GR_FORMAT_TAP, 0);
+        ck_assert_ptr_nonnull(
+            strstr(out, "\n  ---\n  message: \"  leading spaces\\n\\nafter a blank\"\n"));
+        ck_assert_ptr_nonnull(
+            strstr(out, "\n  ---\n  message: |\n    first\n    \n    third\n  status: fail\n"));
+        free(out);
+    }
+}
+END_TEST
+
+/* ---- junit ------------------------------------------------------------------------------ */
+
+static int count_elements(xmlNodePtr node, const char *name)
+{
+    int n = 0;
+    for (; node; node = node->next)
+        if (node->type == XML_ELEMENT_NODE)
+            n += (xmlStrcmp(node->name, BAD_CAST name) == 0) + count_elements(node->children, name);
+    return n;
+}
+
+static xmlNodePtr first_element(xmlNodePtr node, const char *name)
+{
+    for (; node; node = node->next) {
+        xmlNodePtr found;
+        if (node->type != XML_ELEMENT_NODE)
+            continue;
+        if (xmlStrcmp(node->name, BAD_CAST name) == 0)
+            return node;
+        if ((found = first_element(node->children, name)) != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+static void assert_attr(xmlNodePtr node, const char *name, const char *want)
+{
+    xmlChar *v = xmlGetProp(node, BAD_CAST name);
+    ck_assert_msg(v != NULL, "<%s> has no %s", (const char *) node->name, name);
+    ck_assert_str_eq((const char *) v, want);
+    xmlFree(v);
+}
+
+/* The document, parsed strictly: no recovery, errors are failures. */
+static xmlDocPtr parse_xml(const char *text)
+{
+    xmlDocPtr doc = xmlReadMemory(text, (int) strlen(text), "report.xml", NULL,
+                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    ck_assert_msg(doc != NULL, "invalid XML:\n%s", text);
+    return doc;
+}
+
+START_TEST(test_junit_mixed)
+{
+    char *out = render(&report_mixed, GR_FORMAT_JUNIT, 1);
+    xmlDocPtr doc = parse_xml(out);
+    xmlNodePtr root = xmlDocGetRootElement(doc), suite, tc, failure;
+    xmlChar *text;
+
+    ck_assert_str_eq((const char *) root->name, "testsuites");
+    ck_assert_int_eq(count_elements(root, "testsuite"), 1);
+    ck_assert_int_eq(count_elements(root, "testcase"), 4);
+    ck_assert_int_eq(count_elements(root, "failure"), 2);
+    ck_assert_int_eq(count_elements(root, "error"), 1);
+    ck_assert_int_eq(count_elements(root, "skipped"), 0);
+    ck_assert_int_eq(count_elements(root, "system-out"), 2); /* verbose: the two failures' */
+    ck_assert_int_eq(count_elements(root, "system-err"), 1); /* verbose: the build warnings */
+    suite = first_element(root, "testsuite");
+    assert_attr(root, "tests", "4");
+    assert_attr(suite, "name", "lab0");
+    assert_attr(suite, "tests", "4");
+    assert_attr(suite, "failures", "2");
+    assert_attr(suite, "errors", "1");
+    assert_attr(suite, "time", "0.500");
+    {
+        xmlNodePtr p = first_element(suite, "property");
+        ck_assert_ptr_nonnull(p);
+        assert_attr(p, "name", "score");
+        assert_attr(p, "value", "10");
+        p = p->next;
+        while (p && p->type != XML_ELEMENT_NODE)
+            p = p->next;
+        assert_attr(p, "name", "max_score");
+        assert_attr(p, "value", "50");
+    }
+    tc = first_element(suite, "testcase");
+    assert_attr(tc, "classname", "lab0");
+    assert_attr(tc, "name", "decode_e4m3");
+    failure = first_element(root, "failure");
+    assert_attr(failure, "type", "FAIL");
+    assert_attr(failure, "message", "encode(E4M3, 8.5625f): gave 0x51, should be 0x50");
+    text = xmlNodeGetContent(failure);
+    ck_assert_str_eq((const char *) text, "encode(E4M3, 8.5625f): gave 0x51, should be 0x50\n"
+                                          "  8.5625 is nearer to 8.0\n"
+                                          "re-read: labs/lab0/README.md §3.2 Rounding\n");
+    xmlFree(text);
+    /* the hostile one: markup survives as text, the rest as U+FFFD */
+    failure = first_element(failure->parent->next, "failure");
+    ck_assert_ptr_nonnull(failure);
+    assert_attr(failure, "message",
+                "gave 0x7f, should be 0x7e: \"quoted\" 'single' <tag attr=\"x\"> & &amp; ]]>");
+    text = xmlNodeGetContent(failure);
+    ck_assert_ptr_nonnull(strstr((const char *) text, "\ttab-indented line" FFFD));
+    ck_assert_ptr_nonnull(
+        strstr((const char *) text, "nel\n  ...\n---\n# not a comment\nlone CR\n"));
+    xmlFree(text);
+    assert_attr(first_element(root, "error"), "type", "ERROR");
+    xmlFreeDoc(doc);
+    free(out);
+}
+END_TEST
+
+START_TEST(test_junit_build_failed)
+{
+    char *out = render(&report_nobuild, GR_FORMAT_JUNIT, 0);
+    xmlDocPtr doc = parse_xml(out);
+    xmlNodePtr root = xmlDocGetRootElement(doc), err_node;
+    xmlChar *text;
+
+    ck_assert_int_eq(count_elements(root, "testcase"), 4);
+    ck_assert_int_eq(count_elements(root, "failure"), 0);
+    ck_assert_int_eq(count_elements(root, "error"), 4);
+    ck_assert_int_eq(count_elements(root, "system-out"), 0);
+    ck_assert_int_eq(count_elements(root, "system-err"), 1); /* a failed build's log always */
+    assert_attr(first_element(root, "testsuite"), "errors", "4");
+    assert_attr(first_element(root, "testsuite"), "failures", "0");
+    err_node = first_element(root, "error");
+    assert_attr(err_node, "type", "NOT_RUN");
+    text = xmlNodeGetContent(first_element(root, "system-err"));
+    ck_assert_ptr_nonnull(strstr((const char *) text, "expected ';' before '}' token"));
+    ck_assert_ptr_nonnull(strstr((const char *) text, "bad byte " FFFD " <&> " FFFD));
+    xmlFree(text);
+    xmlFreeDoc(doc);
+    free(out);
+
+    out = render(&report_pass, GR_FORMAT_JUNIT, 0);
+    doc = parse_xml(out);
+    root = xmlDocGetRootElement(doc);
+    ck_assert_int_eq(count_elements(root, "testcase"), 4);
+    ck_assert_int_eq(count_elements(root, "failure") + count_elements(root, "error"), 0);
+    ck_assert_int_eq(count_elements(root, "system-err"), 0);
+    xmlFreeDoc(doc);
+    free(out);
+}
+END_TEST
+
+/* ---- every format, every report --------------------------------------------------------- */
+
+/* All 5 formats x 3 reports x verbose or not: valid UTF-8, and the machine
+ * formats parse. */
+START_TEST(test_every_format_is_valid)
+{
+    const gr_report *reports[] = {&report_pass, &report_mixed, &report_nobuild};
+    for (int f = GR_FORMAT_TEXT; f <= GR_FORMAT_JUNIT; f++)
+        for (int i = 0; i < 3; i++)
+            for (int verbose = 0; verbose < 2; verbose++) {
+                char *out = render(reports[i], (gr_format) f, verbose);
+                ck_assert_msg(valid_utf8(out), "format %d, report %d: not UTF-8", f, i);
+                if (f == GR_FORMAT_JSON || f == GR_FORMAT_GRADESCOPE)
+                    json_decref(parse_json(out));
+                else if (f == GR_FORMAT_JUNIT)
+                    xmlFreeDoc(parse_xml(out));
+                else
+                    assert_printable(out);
+                free(out);
+            }
+}
+END_TEST
+
+/* ---- failures --------------------------------------------------------------------------- */
+
+START_TEST(test_write_to_full_disk)
+{
+    for (int f = GR_FORMAT_TEXT; f <= GR_FORMAT_JUNIT; f++) {
+        FILE *full = fopen("/dev/full", "w");
+        lab_error err = {{0}};
+        ck_assert_ptr_nonnull(full);
+        ck_assert_int_eq(gr_write_report(full, &report_mixed, (gr_format) f, 1, &err), -1);
+        ck_assert_msg(strstr(err.msg, "cannot write the") != NULL, "message: %s", err.msg);
+        ck_assert_msg(strstr(err.msg, "No space left on device") != NULL, "message: %s", err.msg);
+        fclose(full);
+    }
+    {
+        FILE *full = fopen("/dev/full", "w");
+        lab_error err = {{0}};
+        ck_assert_int_eq(gr_write_report(full, &report_pass, GR_FORMAT_JSON, 0, &err), -1);
+        ck_assert_str_eq(err.msg, "cannot write the json report: No space left on device");
+        ck_assert_int_eq(gr_write_report(full, &report_pass, GR_FORMAT_JSON, 0, NULL), -1);
+        fclose(full);
+    }
+}
+END_TEST
+
+START_TEST(test_bad_arguments)
+{
+    gr_result bad[1] = {{&tests[0], (gr_status) 7, 0, NULL, NULL}};
+    gr_report r = report_pass;
+    lab_error err = {{0}};
+    FILE *f = fopen("/dev/null", "w");
+
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(gr_write_report(NULL, &report_pass, GR_FORMAT_TEXT, 0, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "stream is NULL"));
+    ck_assert_int_eq(gr_write_report(f, NULL, GR_FORMAT_TEXT, 0, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "the report is NULL"));
+    ck_assert_int_eq(gr_write_report(f, &report_pass, (gr_format) 5, 0, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown format 5"));
+    ck_assert_int_eq(gr_write_report(f, &report_pass, (gr_format) -1, 0, &err), -1);
+    r.results = bad;
+    r.nresults = 1;
+    ck_assert_int_eq(gr_write_report(f, &r, GR_FORMAT_JSON, 0, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "decode_e4m3 has unknown status 7"));
+    r.results = NULL;
+    ck_assert_int_eq(gr_write_report(f, &r, GR_FORMAT_JSON, 0, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "results is NULL"));
+    r.nresults = 0; /* no tests at all is a report, if an empty one */
+    ck_assert_int_eq(gr_write_report(f, &r, GR_FORMAT_TAP, 0, &err), 0);
+    fclose(f);
+}
+END_TEST
+
+/* ---- the runner --------------------------------------------------------------------------- */
+
+static Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc;
+
+    tc = tcase_create("names");
+    tcase_add_test(tc, test_format_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("text");
+    tcase_add_checked_fixture(tc, make_reports, NULL);
+    tcase_add_test(tc, test_text_all_pass);
+    tcase_add_test(tc, test_text_failures);
+    tcase_add_test(tc, test_text_verbose);
+    tcase_add_test(tc, test_text_build_failed);
+    tcase_add_test(tc, test_text_missing_pieces);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("json");
+    tcase_add_checked_fixture(tc, make_reports, NULL);
+    tcase_add_test(tc, test_json_mixed);
+    tcase_add_test(tc, test_json_verbose_and_build_failed);
+    tcase_add_test(tc, test_gradescope_mixed);
+    tcase_add_test(tc, test_gradescope_build_failed);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("tap");
+    tcase_add_checked_fixture(tc, make_reports, NULL);
+    tcase_add_test(tc, test_tap);
+    tcase_add_test(tc, test_tap_details);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("junit");
+    tcase_add_checked_fixture(tc, make_reports, NULL);
+    tcase_add_test(tc, test_junit_mixed);
+    tcase_add_test(tc, test_junit_build_failed);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("all formats");
+    tcase_add_checked_fixture(tc, make_reports, NULL);
+    tcase_add_test(tc, test_every_format_is_valid);
+    tcase_add_test(tc, test_write_to_full_disk);
+    tcase_add_test(tc, test_bad_arguments);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(report_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV); /* CK_VERBOSITY=verbose lists every test */
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
