@@ -209,6 +209,16 @@ grade empty lab0 --dir "$TMP/sub-empty"
 expect_eq "missing lab0.c: exit status" "$(rc_of empty)" 1
 expect_match "missing lab0.c: says so" "$(jq -r .build_log "$TMP/empty.json")" "lab0\\.c: not found"
 
+# The ./grader script brings the grader up to date and runs it. (Not in a
+# SANITIZE=1 build: the script builds the plain grader.)
+case ${FP8LAB_BUILD:-build} in
+*sanitize*) ;;
+*)
+    out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL BUILD="${FP8LAB_BUILD:-build}" ./grader --list 2>&1)
+    expect_eq "./grader: exit status" "$?" 0
+    expect_match "./grader: runs the grader" "$out" "^lab0 +FP8 number formats" ;;
+esac
+
 # ---- machine formats -----------------------------------------------------------------
 
 "$GRADER" lab0 --format gradescope >"$TMP/gs.json" 2>/dev/null
