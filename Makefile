@@ -201,7 +201,8 @@ $(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/obj/grading/$(1)_goldens.o: ALL_CPPFL
 $(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
 	@mkdir -p $$(@D)
 	cp $$< $$@
-$(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
+$(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o \
+    $(BUILD)/obj/grading/golden_io.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ -lm -o $$@
 endef

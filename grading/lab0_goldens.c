@@ -36,6 +36,7 @@
 
 #include "bits.h"
 #include "fp8.h"
+#include "golden_io.h"
 #include "lab0.h"
 #include "npy.h"
 #include "rng.h"
@@ -165,23 +166,6 @@ static floats set_random(fp8_format fmt, rng_state *rng)
     return a;
 }
 
-static int save(const char *dir, const char *name, npy_dtype dtype, int ndim,
-                const size_t *shape, const void *data)
-{
-    char path[4096];
-    lab_error err;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (npy_save(path, dtype, ndim, shape, data, &err) != 0) {
-        fprintf(stderr, "lab0_goldens: %s\n", err.msg);
-        return -1;
-    }
-    printf("  %-32s %s %zu", name, npy_dtype_name(dtype), shape[0]);
-    for (int i = 1; i < ndim; i++)
-        printf(" x %zu", shape[i]);
-    printf("\n");
-    return 0;
-}
-
 static int save_encode(const char *dir, const char *set, int k, floats *x)
 {
     const lab0_format *f = k == 0 ? &LAB0_E4M3 : &LAB0_E5M2;
@@ -198,10 +182,10 @@ static int save_encode(const char *dir, const char *set, int k, floats *x)
     }
     size_t shape[2] = {x->n, 2};
     snprintf(name, sizeof name, "encode_%s_%s_x.npy", set, tag);
-    if (save(dir, name, NPY_F32, 1, shape, x->v) != 0)
+    if (golden_save(dir, name, NPY_F32, 1, shape, x->v) != 0)
         goto out;
     snprintf(name, sizeof name, "encode_%s_%s_q.npy", set, tag);
-    rc = save(dir, name, NPY_U8, 2, shape, q);
+    rc = golden_save(dir, name, NPY_U8, 2, shape, q);
 out:
     free(q);
     free(x->v);
@@ -226,7 +210,7 @@ int main(int argc, char **argv)
     }
     size_t shape[2] = {2, 256};
     printf("lab0 goldens in %s:\n", dir);
-    if (save(dir, "decode.npy", NPY_F32, 2, shape, decoded) != 0)
+    if (golden_save(dir, "decode.npy", NPY_F32, 2, shape, decoded) != 0)
         return 1;
 
     for (int k = 0; k < 2; k++) {
