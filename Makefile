@@ -85,7 +85,7 @@ MANIFEST := $(BUILD)/tests/manifest
 
 # The labs the grader grades: each has labs/<lab>/{<lab>.h,<lab>.c,main.c},
 # solutions/<lab>/<lab>.c and grading/<lab>_{rubric,suite,goldens}.c.
-LABS := lab0
+LABS := lab0 lab1
 
 # Student code is built with warnings shown but not fatal; `make test` checks
 # that the skeletons and solutions build with -Werror.
@@ -256,12 +256,14 @@ $(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADE
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) -lm -lpthread -o $@
 
-# The skeletons and solutions compile without a warning.
+# The skeletons, demos and solutions compile without a warning, optimised (some
+# warnings, such as maybe-uninitialized, come only from the optimiser).
 WERROR_CHECKS := $(LABS:%=$(BUILD)/tests/werror/%)
-$(WERROR_CHECKS): $(BUILD)/tests/werror/%: labs/%/main.c | deps-build
+$(WERROR_CHECKS): $(BUILD)/tests/werror/%: labs/%/main.c \
+    $(wildcard labs/*/*.c labs/*/*.h solutions/*/*.c) | deps-build
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) -Ilabs/$* $(ALL_CFLAGS) -fsyntax-only labs/$*/$*.c labs/$*/main.c \
-	  solutions/$*/$*.c
+	$(foreach f,labs/$*/$*.c labs/$*/main.c solutions/$*/$*.c,\
+	  $(CC) $(ALL_CPPFLAGS) -Ilabs/$* $(ALL_CFLAGS) -c $(f) -o /dev/null &&) true
 	@touch $@
 
 $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) | deps-test
