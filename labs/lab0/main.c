@@ -11,12 +11,14 @@
  *
  * Each plot is written as DIR/NAME.png with the gnuplot script and data
  * beside it (DIR is build/lab0/plots unless -o says otherwise), and drawn
- * as text on the terminal unless --no-preview.
+ * as text on the terminal unless --no-preview. The command line and the
+ * drawing are common/demo.c's, the same in every lab's demo.
  *
  * Not for: grading. It draws whatever the functions return, skipping what
  * cannot be drawn and saying so; `./grader lab0` says whether it is right.
  */
 #include "lab0.h"
+#include "demo.h"
 #include "plot.h"
 
 #include <math.h>
@@ -32,58 +34,11 @@
 static const lab0_format *const FORMATS[] = {&LAB0_E4M3, &LAB0_E5M2};
 #define N_FORMATS 2
 
-typedef struct options {
-    const char *dir;
-    bool preview;
-} options;
-
-/* ---- command line -------------------------------------------------------- */
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "usage: lab0 [-o DIR] [--no-preview]\n"
-        "\n"
-        "Prints the limits of E4M3 and E5M2 and draws two plots, all computed\n"
-        "with your lab0.c: every representable value (values.png) and the\n"
-        "relative error of rounding (rel_error.png).\n"
-        "\n"
-        "  -o, --output DIR  write the plots (PNG, gnuplot script, data) to DIR,\n"
-        "                    created if missing (default " DEFAULT_DIR ")\n"
-        "  --no-preview      do not draw the plots as text on the terminal\n"
-        "  -h, --help        this help\n"
-        "\n"
-        "exit status: 0 on success (also when gnuplot is missing), 1 when a plot\n"
-        "could not be written, 2 on a usage error\n");
-}
-
-/* Returns 0, 1 after --help, or 2 on a usage error (message printed). */
-static int parse_args(int argc, char **argv, options *o)
-{
-    o->dir = DEFAULT_DIR;
-    o->preview = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--no-preview")) {
-            o->preview = false;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-                fprintf(stderr, "lab0: %s needs a folder name, e.g. %s %s\n",
-                        a, a, DEFAULT_DIR);
-                return 2;
-            }
-            o->dir = argv[++i];
-        } else {
-            fprintf(stderr, "lab0: %s '%s' (try lab0 --help)\n",
-                    a[0] == '-' ? "unknown option" : "unexpected argument", a);
-            return 2;
-        }
-    }
-    return 0;
-}
+/* What the demo does, for --help (common/demo.c prints the rest). */
+static const char ABOUT[] =
+    "Prints the limits of E4M3 and E5M2 and draws two plots, all computed\n"
+    "with your lab0.c: every representable value (values.png) and the\n"
+    "relative error of rounding (rel_error.png).";
 
 /* ---- the limits table ---------------------------------------------------- */
 
@@ -439,62 +394,31 @@ static const struct {
 
 /* Makes and renders one plot as DIR/name.png. Returns 0, PLOT_NO_GNUPLOT,
  * or -1 (message printed). */
-static int draw_plot(int i, const lab0_limits lim[N_FORMATS], const options *o)
+static int draw_plot(int i, const lab0_limits lim[N_FORMATS], demo_options *o)
 {
-    /* "DIR/name", without doubling a '/' the user typed. */
-    char stem[4096];
-    const char *sep = o->dir[strlen(o->dir) - 1] == '/' ? "" : "/";
-    if (snprintf(stem, sizeof stem, "%s%s%s", o->dir, sep, PLOTS[i].name) >=
-        (int)sizeof stem) {
-        fprintf(stderr, "lab0: output folder name too long: %s\n", o->dir);
+    char stem[DEMO_STEM_SIZE];
+    if (demo_stem(o, PLOTS[i].name, stem, sizeof stem) != 0)
         return -1;
-    }
-
     lab_error err = {{0}};
-    plot *p = PLOTS[i].make(stem, lim, &err);
-    if (!p) {
-        fprintf(stderr, "lab0: %s\n", err.msg);
-        return -1;
-    }
-    plot_options po = {0};
-    po.width = PLOTS[i].width;
-    po.height = 600;
-    po.preview = o->preview ? stdout : NULL;
-    po.preview_cols = 110;
-    po.preview_rows = 32;
-    fflush(stdout); /* the preview comes after what is printed so far */
-    int rc = plot_render(p, &po, &err);
-    plot_free(p);
-    if (rc == 0)
-        printf("  wrote %s.png (and %s.gp, its gnuplot script)\n\n", stem, stem);
-    else if (rc != PLOT_NO_GNUPLOT)
-        fprintf(stderr, "lab0: %s\n", err.msg);
-    return rc;
+    plot *p = PLOTS[i].make(stem, lim, &err); /* NULL: err says why */
+    return demo_render(o, p, stem, PLOTS[i].width, &err);
 }
 
 int main(int argc, char **argv)
 {
-    options o;
-    int rc = parse_args(argc, argv, &o);
+    demo_options o;
+    int rc = demo_parse_args(argc, argv, "lab0", ABOUT, DEFAULT_DIR, &o);
     if (rc != 0)
-        return rc == 1 ? 0 : 2;
+        return rc == 1 ? 0 : 2; /* 1: after --help */
 
     lab0_limits lim[N_FORMATS];
     for (int k = 0; k < N_FORMATS; k++)
         lim[k] = lab0_format_limits(FORMATS[k]);
     print_limits(lim);
 
-    bool no_gnuplot = false;
-    for (int i = 0; i < N_PLOTS; i++) {
-        rc = draw_plot(i, lim, &o);
-        if (rc == -1)
+    for (int i = 0; i < N_PLOTS; i++)
+        if (draw_plot(i, lim, &o) == -1)
             return 1;
-        no_gnuplot = no_gnuplot || rc == PLOT_NO_GNUPLOT;
-    }
-    if (no_gnuplot)
-        printf("\ngnuplot is missing (not found on $PATH), so no plots were drawn;\n"
-               "their data and gnuplot scripts are in %s. Install it with\n"
-               "`make deps` (or `sudo apt-get install gnuplot-nox`) and run this again.\n",
-               o.dir);
+    demo_note_no_gnuplot(&o); /* when gnuplot was missing */
     return 0;
 }

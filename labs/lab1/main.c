@@ -24,12 +24,14 @@
  *
  * Each plot is written as DIR/NAME.png with the gnuplot script and data
  * beside it (DIR is build/lab1/plots unless -o says otherwise), and drawn
- * as text on the terminal unless --no-preview.
+ * as text on the terminal unless --no-preview. The command line and the
+ * drawing are common/demo.c's, the same in every lab's demo.
  *
  * Not for: grading. It shows whatever the functions do, skipping what cannot
  * be computed and saying so; `./grader lab1` says whether they are right.
  */
 #include "lab1.h"
+#include "demo.h"
 #include "plot.h"
 #include "stats.h"
 #include "stream.h"
@@ -40,6 +42,7 @@
 #include <string.h>
 
 #define DEFAULT_DIR "build/lab1/plots"
+#define PLOT_WIDTH 1400             /* of each PNG, in pixels */
 #define N_ELEMS 4096                /* elements per tensor */
 #define N_STEPS LAB1_STREAM_STEPS   /* steps of the stream */
 #define SPIKE LAB1_STREAM_SPIKE_STEP
@@ -107,59 +110,12 @@ typedef struct results {
     run runs[N_TENSORS][N_STRATEGIES];
 } results;
 
-typedef struct options {
-    const char *dir;
-    bool preview;
-} options;
-
-/* ---- command line -------------------------------------------------------- */
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "usage: lab1 [-o DIR] [--no-preview]\n"
-        "\n"
-        "Runs delayed, current and moving-average scaling over lab1's tensor\n"
-        "stream with your lab1.c, prints what each lost (SQNR, saturation,\n"
-        "underflow) and draws six plots: amax_scale, saturation, underflow,\n"
-        "underflow_grad, sqnr and sqnr_grad (.png).\n"
-        "\n"
-        "  -o, --output DIR  write the plots (PNG, gnuplot script, data) to DIR,\n"
-        "                    created if missing (default " DEFAULT_DIR ")\n"
-        "  --no-preview      do not draw the plots as text on the terminal\n"
-        "  -h, --help        this help\n"
-        "\n"
-        "exit status: 0 on success (also when gnuplot is missing), 1 when a plot\n"
-        "could not be written, 2 on a usage error\n");
-}
-
-/* Returns 0, 1 after --help, or 2 on a usage error (message printed). */
-static int parse_args(int argc, char **argv, options *o)
-{
-    o->dir = DEFAULT_DIR;
-    o->preview = true;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--no-preview")) {
-            o->preview = false;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (i + 1 >= argc || argv[i + 1][0] == '\0') {
-                fprintf(stderr, "lab1: %s needs a folder name, e.g. %s %s\n",
-                        a, a, DEFAULT_DIR);
-                return 2;
-            }
-            o->dir = argv[++i];
-        } else {
-            fprintf(stderr, "lab1: %s '%s' (try lab1 --help)\n",
-                    a[0] == '-' ? "unknown option" : "unexpected argument", a);
-            return 2;
-        }
-    }
-    return 0;
-}
+/* What the demo does, for --help (common/demo.c prints the rest). */
+static const char ABOUT[] =
+    "Runs delayed, current and moving-average scaling over lab1's tensor\n"
+    "stream with your lab1.c, prints what each lost (SQNR, saturation,\n"
+    "underflow) and draws six plots: amax_scale, saturation, underflow,\n"
+    "underflow_grad, sqnr and sqnr_grad (.png).";
 
 /* ---- running the strategies ---------------------------------------------- */
 
@@ -512,46 +468,24 @@ static plot *make_plot(const char *stem, const plot_spec *spec, const results *r
 
 /* Makes and renders plot i as DIR/name.png. Returns 0, PLOT_NO_GNUPLOT, or
  * -1 (message printed). */
-static int draw_plot(int i, const results *res, const options *o)
+static int draw_plot(int i, const results *res, demo_options *o)
 {
-    /* "DIR/name", without doubling a '/' the user typed. */
-    char stem[4096];
-    const char *sep = o->dir[strlen(o->dir) - 1] == '/' ? "" : "/";
-    if (snprintf(stem, sizeof stem, "%s%s%s", o->dir, sep, PLOTS[i].name) >=
-        (int)sizeof stem) {
-        fprintf(stderr, "lab1: output folder name too long: %s\n", o->dir);
+    char stem[DEMO_STEM_SIZE];
+    if (demo_stem(o, PLOTS[i].name, stem, sizeof stem) != 0)
         return -1;
-    }
-
     lab_error err = {{0}};
-    plot *p = make_plot(stem, &PLOTS[i], res, &err);
-    if (!p) {
-        fprintf(stderr, "lab1: %s\n", err.msg);
-        return -1;
-    }
-    plot_options po = {0};
-    po.width = 1400;
-    po.height = 600;
-    po.preview = o->preview ? stdout : NULL;
-    po.preview_cols = 110;
-    po.preview_rows = 32;
-    printf("Plot %d, %s:\n", i + 1, PLOTS[i].title);
-    fflush(stdout); /* the preview comes after what is printed so far */
-    int rc = plot_render(p, &po, &err);
-    plot_free(p);
-    if (rc == 0)
-        printf("  wrote %s.png (and %s.gp, its gnuplot script)\n\n", stem, stem);
-    else if (rc != PLOT_NO_GNUPLOT)
-        fprintf(stderr, "lab1: %s\n", err.msg);
-    return rc;
+    plot *p = make_plot(stem, &PLOTS[i], res, &err); /* NULL: err says why */
+    if (p)
+        printf("Plot %d, %s:\n", i + 1, PLOTS[i].title);
+    return demo_render(o, p, stem, PLOT_WIDTH, &err);
 }
 
 int main(int argc, char **argv)
 {
-    options o;
-    int rc = parse_args(argc, argv, &o);
+    demo_options o;
+    int rc = demo_parse_args(argc, argv, "lab1", ABOUT, DEFAULT_DIR, &o);
     if (rc != 0)
-        return rc == 1 ? 0 : 2;
+        return rc == 1 ? 0 : 2; /* 1: after --help */
 
     static results res;
     for (int k = 0; k < N_TENSORS; k++)
@@ -559,17 +493,9 @@ int main(int argc, char **argv)
     print_table(&res);
     print_lag(&res);
 
-    bool no_gnuplot = false;
-    for (int i = 0; i < N_PLOTS; i++) {
-        rc = draw_plot(i, &res, &o);
-        if (rc == -1)
+    for (int i = 0; i < N_PLOTS; i++)
+        if (draw_plot(i, &res, &o) == -1)
             return 1;
-        no_gnuplot = no_gnuplot || rc == PLOT_NO_GNUPLOT;
-    }
-    if (no_gnuplot)
-        printf("\ngnuplot is missing (not found on $PATH), so no plots were drawn;\n"
-               "their data and gnuplot scripts are in %s. Install it with\n"
-               "`make deps` (or `sudo apt-get install gnuplot-nox`) and run this again.\n",
-               o.dir);
+    demo_note_no_gnuplot(&o); /* when gnuplot was missing */
     return 0;
 }
