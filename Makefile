@@ -85,7 +85,7 @@ MANIFEST := $(BUILD)/tests/manifest
 
 # The labs the grader grades: each has labs/<lab>/{<lab>.h,<lab>.c,main.c},
 # solutions/<lab>/<lab>.c and grading/<lab>_{rubric,suite,goldens}.c.
-LABS := lab0 lab1
+LABS := lab0 lab1 lab4
 
 # Student code is built with warnings shown but not fatal; `make test` checks
 # that the skeletons and solutions build with -Werror.

@@ -1,0 +1,553 @@
+/*
+ * lab4_suite.c - lab4's tests: the student's MX functions against the
+ * goldens in data/golden/lab4, the E8M0 closed form, the element formats'
+ * table and a block worked by hand (README §3). Points and sections are in
+ * lab4_rubric.c.
+ *
+ * Each quantization test compares every scale byte and every element code
+ * of a golden matrix; the dequantize, dot and GEMM tests start from the
+ * golden codes and scales, so a wrong quantizer costs only its own tests.
+ *
+ * The goldens (made by grading/lab4_goldens.c from the reference solution)
+ * and how they are checked independently: tests/lab4/.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab4.h"
+#include "suite.h"
+
+static const fp8_format elems[5] = {FP8_E4M3, FP8_E5M2, FP8_E3M2, FP8_E2M3, FP8_E2M1};
+static const char *const rule_names[2] = {"LAB4_SCALE_FLOOR", "LAB4_SCALE_CEIL"};
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    ck_assert_msg(p != NULL, "out of memory");
+    return p;
+}
+
+/* An E8M0 code as "0x7f (2^0)". */
+static const char *e8m0_str(uint8_t s)
+{
+    static char ring[4][32];
+    static int k;
+    char *b = ring[k++ % 4];
+    if (s == 0xFF)
+        snprintf(b, 32, "0xff (NaN)");
+    else
+        snprintf(b, 32, "0x%02x (2^%d)", s, (int)s - 127);
+    return b;
+}
+
+/* ---- §2 E8M0 -------------------------------------------------------------------- */
+
+static void test_e8m0_decode(void)
+{
+    gr_mismatches m = {0};
+    for (int c = 0; c < 256; c++) {
+        float want = c == 0xFF ? NAN : ldexpf(1.0f, c - 127);
+        float got = lab4_e8m0_decode((uint8_t)c);
+        gr_expect(&m, stats_equal_exact(want, got),
+                  "lab4_e8m0_decode(0x%02x)\n  expected %s\n  got      %s", (unsigned)c,
+                  gr_f32(want), gr_f32(got));
+    }
+    gr_finish(&m, "codes");
+}
+
+/* ---- §3 the shared scale ----------------------------------------------------------- */
+
+static void expect_amax(gr_mismatches *m, const float *x, size_t n, float want, const char *what)
+{
+    float got = lab4_block_amax(x, n);
+    gr_expect(m, stats_equal_exact(want, got),
+              "lab4_block_amax(%s)\n  expected %s\n  got      %s", what, gr_f32(want),
+              gr_f32(got));
+}
+
+static void test_block_amax(void)
+{
+    gr_mismatches m = {0};
+    const float a[] = {1.0f, -3.0f, 2.0f};
+    expect_amax(&m, a, 3, 3.0f, "{1, -3, 2}");
+    const float b[] = {1.0f, NAN, -3.0f};
+    expect_amax(&m, b, 3, NAN, "{1, NaN, -3}");
+    const float c[] = {-3.0f, 1.0f, NAN};
+    expect_amax(&m, c, 3, NAN, "{-3, 1, NaN}");
+    const float d[] = {1.0f, -INFINITY};
+    expect_amax(&m, d, 2, INFINITY, "{1, -inf}");
+    const float e[] = {-0.0f, 0.0f};
+    expect_amax(&m, e, 2, 0.0f, "{-0, 0}");
+    expect_amax(&m, a, 0, 0.0f, "n = 0");
+
+    /* Every block of the main golden matrix. */
+    npy_array x;
+    size_t shape[2] = {16, 256};
+    gr_golden("mx_main_x.npy", NPY_F32, 2, shape, &x);
+    const float *v = x.data;
+    char what[64];
+    for (size_t blk = 0; blk < x.count / 32; blk++) {
+        float want = 0.0f;
+        for (size_t i = 0; i < 32; i++)
+            want = fmaxf(want, fabsf(v[blk * 32 + i]));
+        snprintf(what, sizeof what, "block %zu of mx_main_x.npy", blk);
+        expect_amax(&m, v + blk * 32, 32, want, what);
+    }
+    npy_free(&x);
+    gr_finish(&m, "amaxes");
+}
+
+static void test_elem_emax(void)
+{
+    /* The largest normal of each, OCP MX v1.0 (and OFP8): 448 = 1.75 x 2^8,
+     * 57344 = 1.75 x 2^15, 28 = 1.75 x 2^4, 7.5 = 1.875 x 2^2, 6 = 1.5 x 2^2. */
+    static const int want[5] = {8, 15, 4, 2, 2};
+    gr_mismatches m = {0};
+    for (int k = 0; k < 5; k++) {
+        int got = lab4_elem_emax(elems[k]);
+        gr_expect(&m, got == want[k], "lab4_elem_emax(%s)\n  expected %d\n  got      %d",
+                  fp8_info(elems[k])->title, want[k], got);
+    }
+    gr_finish(&m, "formats");
+}
+
+static void expect_scale(gr_mismatches *m, float amax, int k, int rule, uint8_t want)
+{
+    uint8_t got = lab4_shared_scale(amax, elems[k], (lab4_scale_rule)rule);
+    gr_expect(m, got == want, "lab4_shared_scale(%s, %s, %s)\n  expected %s\n  got      %s",
+              gr_f32(amax), fp8_info(elems[k])->title, rule_names[rule], e8m0_str(want),
+              e8m0_str(got));
+}
+
+static void check_scales(int rule)
+{
+    npy_array a, c;
+    gr_golden("scale_amax.npy", NPY_F32, 1, NULL, &a);
+    size_t shape[3] = {a.count, 5, 2};
+    gr_golden("scale_codes.npy", NPY_U8, 3, shape, &c);
+    const float *amax = a.data;
+    const uint8_t *codes = c.data;
+    gr_mismatches m = {0};
+    for (size_t i = 0; i < a.count; i++)
+        for (int k = 0; k < 5; k++)
+            expect_scale(&m, amax[i], k, rule, codes[i * 10 + (size_t)k * 2 + (size_t)rule]);
+    npy_free(&a);
+    npy_free(&c);
+    gr_finish(&m, "scales");
+}
+
+static void test_scale_floor(void) { check_scales(LAB4_SCALE_FLOOR); }
+static void test_scale_ceil(void) { check_scales(LAB4_SCALE_CEIL); }
+
+static void test_scale_special(void)
+{
+    gr_mismatches m = {0};
+    for (int k = 0; k < 5; k++) {
+        for (int r = 0; r < 2; r++) {
+            expect_scale(&m, 0.0f, k, r, 0x00);
+            expect_scale(&m, -0.0f, k, r, 0x00);
+            expect_scale(&m, NAN, k, r, 0xFF);
+            expect_scale(&m, INFINITY, k, r, 0xFF);
+            expect_scale(&m, -INFINITY, k, r, 0xFF);
+            expect_scale(&m, 0x1p-149f, k, r, 0x00); /* e far below -127 */
+        }
+    }
+    /* FLT_MAX = (2 - 2^-23) x 2^127: floor e = 127 - 8; its mantissa is
+     * above 1.75, so ceil adds one. */
+    expect_scale(&m, FLT_MAX, 0, LAB4_SCALE_FLOOR, 127 + 119);
+    expect_scale(&m, FLT_MAX, 0, LAB4_SCALE_CEIL, 127 + 120);
+    expect_scale(&m, FLT_MAX, 4, LAB4_SCALE_CEIL, 127 + 126);
+    gr_finish(&m, "scales");
+}
+
+/* ---- §5 quantizing ------------------------------------------------------------------ */
+
+typedef struct mx_golden {
+    npy_array x, codes, scales, deq;
+    size_t rows, cols, nb;
+} mx_golden;
+
+static void mx_load(mx_golden *g, const char *set, fp8_format elem, int rule, size_t block)
+{
+    char name[160];
+    snprintf(name, sizeof name, "mx_%s_x.npy", set);
+    size_t xshape[2] = {0, 0};
+    gr_golden(name, NPY_F32, 2, xshape, &g->x);
+    g->rows = g->x.shape[0];
+    g->cols = g->x.shape[1];
+    g->nb = (g->cols + block - 1) / block;
+    const char *stem_rule = rule == LAB4_SCALE_FLOOR ? "floor" : "ceil";
+    size_t cshape[2] = {g->rows, g->cols}, sshape[2] = {g->rows, g->nb};
+    snprintf(name, sizeof name, "mx_%s_%s_%s_b%zu_codes.npy", set, fp8_info(elem)->name,
+             stem_rule, block);
+    gr_golden(name, NPY_U8, 2, cshape, &g->codes);
+    snprintf(name, sizeof name, "mx_%s_%s_%s_b%zu_scales.npy", set, fp8_info(elem)->name,
+             stem_rule, block);
+    gr_golden(name, NPY_U8, 2, sshape, &g->scales);
+    snprintf(name, sizeof name, "mx_%s_%s_%s_b%zu_deq.npy", set, fp8_info(elem)->name,
+             stem_rule, block);
+    gr_golden(name, NPY_F32, 2, cshape, &g->deq);
+}
+
+static void mx_free(mx_golden *g)
+{
+    npy_free(&g->x);
+    npy_free(&g->codes);
+    npy_free(&g->scales);
+    npy_free(&g->deq);
+}
+
+/* Quantizes a golden matrix and compares every scale and code. */
+static void check_quantize(gr_mismatches *m, const char *set, fp8_format elem, int rule,
+                           size_t block)
+{
+    mx_golden g;
+    mx_load(&g, set, elem, rule, block);
+    uint8_t *codes = xmalloc(g.rows * g.cols), *scales = xmalloc(g.rows * g.nb);
+    memset(codes, 0xA5, g.rows * g.cols);
+    memset(scales, 0xA5, g.rows * g.nb);
+    lab4_mx_quantize(g.x.data, g.rows, g.cols, block, elem, (lab4_scale_rule)rule, codes,
+                     scales);
+    const float *x = g.x.data;
+    const uint8_t *wc = g.codes.data, *ws = g.scales.data;
+    char call[256];
+    snprintf(call, sizeof call, "lab4_mx_quantize(mx_%s_x.npy, %zu x %zu, block %zu, %s, %s)",
+             set, g.rows, g.cols, block, fp8_info(elem)->title, rule_names[rule]);
+    for (size_t r = 0; r < g.rows; r++) {
+        for (size_t j = 0; j < g.nb; j++) {
+            size_t i = r * g.nb + j, first = j * block;
+            size_t n = g.cols - first < block ? g.cols - first : block;
+            gr_expect(m, ws[i] == scales[i],
+                      "%s\n  scale of row %zu, block %zu (columns %zu..%zu)\n"
+                      "  expected %s\n  got      %s",
+                      call, r, j, first, first + n - 1, e8m0_str(ws[i]), e8m0_str(scales[i]));
+        }
+        for (size_t c = 0; c < g.cols; c++) {
+            size_t i = r * g.cols + c;
+            gr_expect(m, wc[i] == codes[i],
+                      "%s\n  code of row %zu, column %zu: x = %s, block scale %s\n"
+                      "  expected %s\n  got      %s",
+                      call, r, c, gr_f32(x[i]), e8m0_str(ws[r * g.nb + c / block]),
+                      gr_code(wc[i], elem), gr_code(codes[i], elem));
+        }
+    }
+    free(codes);
+    free(scales);
+    mx_free(&g);
+}
+
+static void test_quantize_e4m3(void)
+{
+    gr_mismatches m = {0};
+    check_quantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
+    check_quantize(&m, "main", FP8_E4M3, LAB4_SCALE_CEIL, 32);
+    gr_finish(&m, "bytes");
+}
+
+static void test_quantize_e5m2(void)
+{
+    gr_mismatches m = {0};
+    check_quantize(&m, "main", FP8_E5M2, LAB4_SCALE_FLOOR, 32);
+    gr_finish(&m, "bytes");
+}
+
+static void test_quantize_fp6(void)
+{
+    gr_mismatches m = {0};
+    check_quantize(&m, "main", FP8_E3M2, LAB4_SCALE_FLOOR, 32);
+    check_quantize(&m, "main", FP8_E2M3, LAB4_SCALE_FLOOR, 32);
+    gr_finish(&m, "bytes");
+}
+
+static void test_quantize_fp4(void)
+{
+    gr_mismatches m = {0};
+    check_quantize(&m, "main", FP8_E2M1, LAB4_SCALE_FLOOR, 32);
+    check_quantize(&m, "main", FP8_E2M1, LAB4_SCALE_CEIL, 32);
+    gr_finish(&m, "bytes");
+}
+
+static void test_quantize_tail(void)
+{
+    gr_mismatches m = {0};
+    check_quantize(&m, "tail", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
+    check_quantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL, 32);
+    check_quantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 16);
+    gr_finish(&m, "bytes");
+}
+
+static void test_quantize_special_blocks(void)
+{
+    gr_mismatches m = {0};
+    check_quantize(&m, "special", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
+    check_quantize(&m, "special", FP8_E2M1, LAB4_SCALE_CEIL, 32);
+    gr_finish(&m, "bytes");
+}
+
+/*
+ * The handout's block (README §3), worked by hand: E4M3, amax 485 =
+ * 1.89 x 2^8. Floor: X = 2^(8 - 8) = 1; 485, 475 and -450 clamp to 448, 400
+ * is the tie between 384 and 416 and goes to the even 384. Ceil: 1.89 >
+ * 1.75, so X = 2; 242.5 and 237.5 round to 240 (480), 200 ties to 192 (384),
+ * -225 to -224 (-448), and 2^-6 / 2 = 2^-7 is an E4M3 subnormal.
+ */
+static void test_hand_block(void)
+{
+    float x[32] = {485.0f, 475.0f, 400.0f, -485.0f, -475.0f, -450.0f, 0x1p-6f, -0x1p-6f};
+    static const float want[2][8] = {
+        {448.0f, 448.0f, 384.0f, -448.0f, -448.0f, -448.0f, 0x1p-6f, -0x1p-6f},
+        {480.0f, 480.0f, 384.0f, -480.0f, -480.0f, -448.0f, 0x1p-6f, -0x1p-6f},
+    };
+    static const uint8_t want_scale[2] = {0x7F, 0x80};
+    gr_mismatches m = {0};
+    for (int rule = 0; rule < 2; rule++) {
+        uint8_t codes[32], scale = 0xA5;
+        memset(codes, 0xA5, sizeof codes);
+        lab4_mx_quantize(x, 1, 32, 32, FP8_E4M3, (lab4_scale_rule)rule, codes, &scale);
+        const char *call = rule == 0 ? "the handout's block, LAB4_SCALE_FLOOR"
+                                     : "the handout's block, LAB4_SCALE_CEIL";
+        gr_expect(&m, scale == want_scale[rule], "%s\n  scale: expected %s\n  got %s", call,
+                  e8m0_str(want_scale[rule]), e8m0_str(scale));
+        float sv = ldexpf(1.0f, (int)want_scale[rule] - 127);
+        for (int i = 0; i < 32; i++) {
+            float w = i < 8 ? want[rule][i] : 0.0f;
+            float got = fp8_decode(codes[i], FP8_E4M3) * sv;
+            gr_expect(&m, stats_equal_exact(w, got),
+                      "%s\n  element %d, x = %s: expected the value %s\n"
+                      "  got code %s, times the scale %s",
+                      call, i, gr_f32(x[i]), gr_f32(w), gr_code(codes[i], FP8_E4M3),
+                      gr_f32(got));
+        }
+    }
+    gr_finish(&m, "checks");
+}
+
+/* ---- dequantize, dot, GEMM ------------------------------------------------------------ */
+
+static void check_dequantize(gr_mismatches *m, const char *set, fp8_format elem, int rule)
+{
+    mx_golden g;
+    mx_load(&g, set, elem, rule, 32);
+    float *out = xmalloc(g.rows * g.cols * sizeof(float));
+    memset(out, 0xA5, g.rows * g.cols * sizeof(float));
+    lab4_mx_dequantize(g.codes.data, g.scales.data, g.rows, g.cols, 32, elem, out);
+    const float *want = g.deq.data;
+    const uint8_t *codes = g.codes.data, *scales = g.scales.data;
+    for (size_t i = 0; i < g.rows * g.cols; i++) {
+        size_t r = i / g.cols, c = i % g.cols;
+        gr_expect(m, stats_equal_exact(want[i], out[i]),
+                  "lab4_mx_dequantize(mx_%s_%s_%s_b32 codes and scales)\n"
+                  "  row %zu, column %zu: code %s, block scale %s\n"
+                  "  expected %s\n  got      %s",
+                  set, fp8_info(elem)->name, rule == 0 ? "floor" : "ceil", r, c,
+                  gr_code(codes[i], elem), e8m0_str(scales[r * g.nb + c / 32]), gr_f32(want[i]),
+                  gr_f32(out[i]));
+    }
+    free(out);
+    mx_free(&g);
+}
+
+static void test_dequantize(void)
+{
+    gr_mismatches m = {0};
+    check_dequantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR);
+    check_dequantize(&m, "main", FP8_E3M2, LAB4_SCALE_FLOOR);
+    check_dequantize(&m, "main", FP8_E2M1, LAB4_SCALE_CEIL);
+    check_dequantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL);
+    check_dequantize(&m, "special", FP8_E4M3, LAB4_SCALE_FLOOR);
+    gr_finish(&m, "values");
+}
+
+/* Every row of a golden quantization against every row, by lab4_mx_dot
+ * (use_gemm 0) or as one lab4_mx_gemm (1). */
+static void check_dots(gr_mismatches *m, const char *set, fp8_format elem, int use_gemm)
+{
+    mx_golden g;
+    mx_load(&g, set, elem, LAB4_SCALE_FLOOR, 32);
+    npy_array want;
+    char name[96];
+    snprintf(name, sizeof name, "dot_%s_%s.npy", set, fp8_info(elem)->name);
+    size_t shape[2] = {g.rows, g.rows};
+    gr_golden(name, NPY_F32, 2, shape, &want);
+    const uint8_t *codes = g.codes.data, *scales = g.scales.data;
+    float *got = xmalloc(g.rows * g.rows * sizeof(float));
+    memset(got, 0xA5, g.rows * g.rows * sizeof(float));
+    if (use_gemm)
+        lab4_mx_gemm(codes, scales, codes, scales, g.rows, g.rows, g.cols, 32, elem, got);
+    else
+        for (size_t i = 0; i < g.rows; i++)
+            for (size_t j = 0; j < g.rows; j++)
+                got[i * g.rows + j] = lab4_mx_dot(codes + i * g.cols, scales + i * g.nb,
+                                                  codes + j * g.cols, scales + j * g.nb,
+                                                  g.cols, 32, elem);
+    const float *w = want.data;
+    for (size_t i = 0; i < g.rows * g.rows; i++)
+        gr_expect(m, stats_equal_exact(w[i], got[i]),
+                  "%s of mx_%s_%s_floor_b32: rows %zu and %zu (%zu elements)\n"
+                  "  expected %s\n  got      %s",
+                  use_gemm ? "lab4_mx_gemm (A and bt both that matrix)" : "lab4_mx_dot", set,
+                  fp8_info(elem)->name, i / g.rows, i % g.rows, g.cols, gr_f32(w[i]),
+                  gr_f32(got[i]));
+    free(got);
+    npy_free(&want);
+    mx_free(&g);
+}
+
+static void test_dot(void)
+{
+    gr_mismatches m = {0};
+    check_dots(&m, "main", FP8_E4M3, 0);
+    check_dots(&m, "main", FP8_E2M1, 0);
+    check_dots(&m, "tail", FP8_E4M3, 0);
+    /* A NaN block scale on either side makes the product NaN. */
+    uint8_t a[64] = {0x38}, s[2] = {0x7F, 0xFF}, sn[2] = {0x7F, 0x7F};
+    float got = lab4_mx_dot(a, s, a, sn, 64, 32, FP8_E4M3);
+    gr_expect(&m, isnan(got), "lab4_mx_dot with block scales {0x7f, 0xff} and {0x7f, 0x7f}\n"
+              "  expected NaN\n  got      %s", gr_f32(got));
+    gr_finish(&m, "products");
+}
+
+static void test_gemm(void)
+{
+    gr_mismatches m = {0};
+    check_dots(&m, "main", FP8_E4M3, 1);
+    check_dots(&m, "tail", FP8_E4M3, 1);
+    gr_finish(&m, "products");
+}
+
+/* ---- §7 NVFP4 --------------------------------------------------------------------------- */
+
+static void expect_tensor_scale(gr_mismatches *m, float amax, float want)
+{
+    float got = lab4_nvfp4_tensor_scale(amax);
+    gr_expect(m, stats_equal_exact(want, got),
+              "lab4_nvfp4_tensor_scale(%s)\n  expected %s\n  got      %s", gr_f32(amax),
+              gr_f32(want), gr_f32(got));
+}
+
+static void test_nvfp4_scale(void)
+{
+    gr_mismatches m = {0};
+    expect_tensor_scale(&m, 2688.0f, 1.0f);
+    expect_tensor_scale(&m, 448.0f, 6.0f);
+    expect_tensor_scale(&m, 3.0f, 2688.0f / 3.0f);
+    expect_tensor_scale(&m, 0.0f, 1.0f);
+    expect_tensor_scale(&m, INFINITY, 1.0f);
+    expect_tensor_scale(&m, NAN, 1.0f);
+    expect_tensor_scale(&m, 1e-36f, FLT_MAX); /* 2688 / 1e-36 overflows */
+    npy_array x, s;
+    size_t shape[2] = {16, 256}, one = 1;
+    gr_golden("mx_main_x.npy", NPY_F32, 2, shape, &x);
+    gr_golden("nvfp4_scale.npy", NPY_F32, 1, &one, &s);
+    float amax = 0.0f;
+    for (size_t i = 0; i < x.count; i++)
+        amax = fmaxf(amax, fabsf(((const float *)x.data)[i]));
+    expect_tensor_scale(&m, amax, ((const float *)s.data)[0]);
+    npy_free(&x);
+    npy_free(&s);
+    gr_finish(&m, "scales");
+}
+
+typedef struct nv_golden {
+    npy_array x, s, codes, scales, deq;
+} nv_golden;
+
+static void nv_load(nv_golden *g)
+{
+    size_t shape[2] = {16, 256}, sshape[2] = {16, 16}, one = 1;
+    gr_golden("mx_main_x.npy", NPY_F32, 2, shape, &g->x);
+    gr_golden("nvfp4_scale.npy", NPY_F32, 1, &one, &g->s);
+    gr_golden("nvfp4_codes.npy", NPY_U8, 2, shape, &g->codes);
+    gr_golden("nvfp4_scales.npy", NPY_U8, 2, sshape, &g->scales);
+    gr_golden("nvfp4_deq.npy", NPY_F32, 2, shape, &g->deq);
+}
+
+static void nv_free(nv_golden *g)
+{
+    npy_free(&g->x);
+    npy_free(&g->s);
+    npy_free(&g->codes);
+    npy_free(&g->scales);
+    npy_free(&g->deq);
+}
+
+static void test_nvfp4_quantize(void)
+{
+    nv_golden g;
+    nv_load(&g);
+    float ts = ((const float *)g.s.data)[0];
+    uint8_t codes[16 * 256], scales[16 * 16];
+    memset(codes, 0xA5, sizeof codes);
+    memset(scales, 0xA5, sizeof scales);
+    lab4_nvfp4_quantize(g.x.data, 16, 256, ts, codes, scales);
+    const uint8_t *wc = g.codes.data, *ws = g.scales.data;
+    const float *x = g.x.data;
+    gr_mismatches m = {0};
+    for (size_t i = 0; i < sizeof scales; i++)
+        gr_expect(&m, ws[i] == scales[i],
+                  "lab4_nvfp4_quantize(mx_main_x.npy, tensor scale %s)\n"
+                  "  block scale of row %zu, block %zu\n  expected %s\n  got      %s",
+                  gr_f32(ts), i / 16, i % 16, gr_code(ws[i], FP8_E4M3),
+                  gr_code(scales[i], FP8_E4M3));
+    for (size_t i = 0; i < sizeof codes; i++)
+        gr_expect(&m, wc[i] == codes[i],
+                  "lab4_nvfp4_quantize(mx_main_x.npy, tensor scale %s)\n"
+                  "  row %zu, column %zu: x = %s, block scale %s\n  expected %s\n  got      %s",
+                  gr_f32(ts), i / 256, i % 256, gr_f32(x[i]),
+                  gr_code(ws[(i / 256) * 16 + (i % 256) / 16], FP8_E4M3),
+                  gr_code(wc[i], FP8_E2M1), gr_code(codes[i], FP8_E2M1));
+    nv_free(&g);
+    gr_finish(&m, "bytes");
+}
+
+static void test_nvfp4_dequantize(void)
+{
+    nv_golden g;
+    nv_load(&g);
+    float ts = ((const float *)g.s.data)[0];
+    static float out[16 * 256];
+    memset(out, 0xA5, sizeof out);
+    lab4_nvfp4_dequantize(g.codes.data, g.scales.data, 16, 256, ts, out);
+    const float *w = g.deq.data;
+    const uint8_t *codes = g.codes.data, *scales = g.scales.data;
+    gr_mismatches m = {0};
+    for (size_t i = 0; i < 16 * 256; i++)
+        gr_expect(&m, stats_equal_exact(w[i], out[i]),
+                  "lab4_nvfp4_dequantize(nvfp4 golden codes and scales, tensor scale %s)\n"
+                  "  row %zu, column %zu: code %s, block scale %s\n  expected %s\n"
+                  "  got      %s",
+                  gr_f32(ts), i / 256, i % 256, gr_code(codes[i], FP8_E2M1),
+                  gr_code(scales[(i / 256) * 16 + (i % 256) / 16], FP8_E4M3), gr_f32(w[i]),
+                  gr_f32(out[i]));
+    nv_free(&g);
+    gr_finish(&m, "values");
+}
+
+extern const grader_lab lab4_rubric;
+
+static const grader_case cases[] = {
+    {"e8m0_decode", test_e8m0_decode},
+    {"block_amax", test_block_amax},
+    {"elem_emax", test_elem_emax},
+    {"scale_floor", test_scale_floor},
+    {"scale_ceil", test_scale_ceil},
+    {"scale_special", test_scale_special},
+    {"quantize_e4m3", test_quantize_e4m3},
+    {"quantize_e5m2", test_quantize_e5m2},
+    {"quantize_fp6", test_quantize_fp6},
+    {"quantize_fp4", test_quantize_fp4},
+    {"quantize_tail", test_quantize_tail},
+    {"quantize_special_blocks", test_quantize_special_blocks},
+    {"hand_block", test_hand_block},
+    {"dequantize", test_dequantize},
+    {"dot", test_dot},
+    {"gemm", test_gemm},
+    {"nvfp4_scale", test_nvfp4_scale},
+    {"nvfp4_quantize", test_nvfp4_quantize},
+    {"nvfp4_dequantize", test_nvfp4_dequantize},
+};
+
+const grader_suite grader_this_suite = {&lab4_rubric, cases, GRADER_COUNT(cases)};
