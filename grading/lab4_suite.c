@@ -289,8 +289,9 @@ static void test_quantize_special_blocks(void)
 
 /*
  * The handout's block (README §3), worked by hand: E4M3, amax 485 =
- * 1.89 x 2^8. Floor: X = 2^(8 - 8) = 1; 485, 475 and -450 clamp to 448, 400
- * is the tie between 384 and 416 and goes to the even 384. Ceil: 1.89 >
+ * 1.89 x 2^8. Floor: X = 2^(8 - 8) = 1; 485 and 475 clamp to 448, -450
+ * rounds to -448, and 400 is the tie between 384 and 416 and goes to the
+ * even 384. Ceil: 1.89 >
  * 1.75, so X = 2; 242.5 and 237.5 round to 240 (480), 200 ties to 192 (384),
  * -225 to -224 (-448), and 2^-6 / 2 = 2^-7 is an E4M3 subnormal.
  */

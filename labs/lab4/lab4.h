@@ -59,8 +59,9 @@ int lab4_elem_emax(fp8_format elem);
 typedef enum lab4_scale_rule {
     LAB4_SCALE_FLOOR = 0, /* OCP MX v1.0: e = floor(log2(amax)) - emax_elem;
                              elements above elem_max saturate */
-    LAB4_SCALE_CEIL       /* NVIDIA's libraries: the smallest e with
-                             amax <= elem_max * 2^e; nothing saturates */
+    LAB4_SCALE_CEIL       /* Transformer Engine's MXFP8 cast: the smallest
+                             e with amax <= elem_max * 2^e; nothing
+                             saturates */
 } lab4_scale_rule;
 
 /*

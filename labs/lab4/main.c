@@ -291,7 +291,7 @@ static void print_hand_block(void)
            "below, then %d zeros. X is the shared scale, element the decoded code.\n\n",
            LAB4_MX_BLOCK, N_HAND, LAB4_MX_BLOCK - N_HAND);
     print_hand_rule(LAB4_SCALE_FLOOR, "floor rule (OCP MX v1.0)");
-    print_hand_rule(LAB4_SCALE_CEIL, "ceil rule (NVIDIA)");
+    print_hand_rule(LAB4_SCALE_CEIL, "ceil rule (Transformer Engine)");
     printf("  Floor puts the amax's binade at E4M3's top binade, 256 to 448, so an\n"
            "  amax above 448 x 2^e is clipped; ceil takes one power of two more when\n"
            "  it must: nothing is clipped, and every element's step doubles.\n\n");
@@ -315,8 +315,8 @@ static void print_table(const tensors *t, const results *res)
 {
     printf("Three %d x %d tensors (README §8), seed %d: gaussian, N(0, 1); outliers,\n"
            "the same with %zu elements (%.2f%%) times %g; channels, the outliers\n"
-           "tensor with row r times 2^u[r], u uniform in [%g, %g]. (Stand-ins for\n"
-           "lab3's real tensors, which the course does not have yet.)\n\n",
+           "tensor with row r times 2^u[r], u uniform in [%g, %g]. All three are\n"
+           "synthetic; README §8 says what each stands for.\n\n",
            ROWS, COLS, SEED, t->outliers, 100.0 * (double)t->outliers / N_ELEMS,
            OUTLIER_FACTOR, -ROW_LOG2_MAX, ROW_LOG2_MAX);
     printf("  %-*s  %*s  %*s  %*s\n", NAME_W, "", NUM_W, "bits per",
