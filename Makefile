@@ -53,6 +53,8 @@ DEPS := sh common/deps.sh
 LIB_SRCS  := $(filter-out common/fp8cli.c,$(wildcard common/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libfp8lab.a
+# What linking libfp8lab.a needs: zlib (common/idx.c reads .gz datasets), libm.
+LIB_LIBS  := -lz -lm
 FP8_CLI   := $(BUILD)/bin/fp8
 GPUPROBE  := $(if $(NVCC),$(BUILD)/bin/gpuprobe)
 
@@ -93,7 +95,7 @@ LAB_CFLAGS := $(filter-out -Werror,$(ALL_CFLAGS))
 
 # The grader compiles each submission itself, with these.
 GRADE_CFLAGS := -std=c11 $(OPT) -D_DEFAULT_SOURCE -Wall -Wextra $(SANFLAGS)
-GRADE_LDLIBS := $(CHECK_LIBS) -lm
+GRADE_LDLIBS := $(CHECK_LIBS) $(LIB_LIBS)
 
 RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(LABS:%=$(BUILD)/obj/grading/%_rubric.o)
 # The runner side: linked with each submission (runner.o has its main).
@@ -110,7 +112,7 @@ SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab))
 
 .SECONDARY:
 
-.PHONY: all lib tools grader solutions goldens plots test bench deps deps-build deps-test \
+.PHONY: all lib tools grader solutions goldens plots fashion-subset test bench deps deps-build deps-test \
         help clean cuda-status $(LABS)
 
 all: lib tools grader cuda-status
@@ -128,6 +130,7 @@ help:
 	@echo "  make solutions   build every lab's demo from solutions/ ($(BUILD)/solutions/labN/labN)"
 	@echo "  make plots       run every lab's demo (from solutions/), plots in $(BUILD)/plots/labN"
 	@echo "  make goldens     remake data/golden/ from the solutions, and data/MANIFEST (instructors)"
+	@echo "  make fashion-subset  cut data/fashion-mnist from the full set (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
 	@echo "  make bench       the grader's time per lab, and codec throughput against NVIDIA's"
@@ -169,7 +172,7 @@ $(LIB): $(LIB_OBJS)
 
 $(FP8_CLI): $(BUILD)/obj/common/fp8cli.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ -lm -o $@
+	$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
 
 $(BUILD)/bin/gpuprobe: common/gpuprobe.cu | deps-build
 	@mkdir -p $(@D)
@@ -193,10 +196,10 @@ $(BUILD)/solutions/%.o: solutions/%.c | deps-build
 define lab_rules
 $(BUILD)/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/labs/$(1)/$(1).o $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) $$^ -lm -o $$@
+	$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 $(BUILD)/solutions/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) $$^ -lm -o $$@
+	$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 $(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/obj/grading/$(1)_goldens.o: ALL_CPPFLAGS += -Ilabs/$(1)
 $(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
 	@mkdir -p $$(@D)
@@ -204,7 +207,7 @@ $(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
 $(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o \
     $(BUILD)/obj/grading/golden_io.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) $$^ -lm -o $$@
+	$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 endef
 $(foreach lab,$(LABS),$(eval $(call lab_rules,$(lab))))
 
@@ -232,7 +235,7 @@ $(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o) $(R
 
 $(GRADER_BIN): $(BUILD)/obj/grading/grader.o $(LIBGRADER) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ $(GRADER_LIBS_PKG) -lm -o $@
+	$(CC) $(LDFLAGS) $^ $(GRADER_LIBS_PKG) $(LIB_LIBS) -o $@
 
 # Instructors: remake every lab's goldens from its solution, then the manifest.
 goldens: $(LABS:%=$(BUILD)/grading/%_goldens)
@@ -241,6 +244,12 @@ goldens: $(LABS:%=$(BUILD)/grading/%_goldens)
 	cd data && find . -type f ! -name 'MANIFEST*' | sed 's|^\./||' | LC_ALL=C sort | \
 	  xargs sha256sum > MANIFEST.tmp && mv MANIFEST.tmp MANIFEST
 	@echo "goldens: data/MANIFEST lists $$(wc -l < data/MANIFEST) files"
+
+# Instructors: cut data/fashion-mnist from the full set (make deps installs it).
+FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
+fashion-subset:
+	sh data/fashion-mnist/make_subset.sh $(FASHION_MNIST) data/fashion-mnist
+	@echo "fashion-subset: now run make goldens to update data/MANIFEST"
 
 plots: $(SOLUTION_DEMOS)
 	@$(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab) --no-preview -o $(BUILD)/plots/$(lab) &&) true
@@ -254,7 +263,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c | deps-test
 
 $(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADER) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) -lm -lpthread -o $@
+	$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) $(LIB_LIBS) -lpthread -o $@
 
 # The skeletons, demos and solutions compile without a warning, optimised (some
 # warnings, such as maybe-uninitialized, come only from the optimiser).
@@ -269,7 +278,7 @@ $(WERROR_CHECKS): $(BUILD)/tests/werror/%: labs/%/main.c \
 $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) | deps-test
 	@mkdir -p $(@D)
 	$(CXX) $(ALL_CPPFLAGS) -Itests/common -isystem $(CUDA_INC) $(CHECK_CFLAGS) $(ALL_CXXFLAGS) \
-	  $< $(HELPER_OBJS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) -lm -lpthread -o $@
+	  $< $(HELPER_OBJS) $(LIB) $(LDFLAGS) $(CHECK_LIBS) $(LIB_LIBS) -lpthread -o $@
 
 $(BUILD)/tests/gpu_%: tests/gpu/%.cu $(LIB) | deps-test
 	@mkdir -p $(@D)
@@ -277,7 +286,7 @@ $(BUILD)/tests/gpu_%: tests/gpu/%.cu $(LIB) | deps-test
 
 $(BUILD)/bench/%: tests/bench/%.cpp $(LIB) | deps-test
 	@mkdir -p $(@D)
-	$(CXX) $(ALL_CPPFLAGS) -isystem $(CUDA_INC) $(ALL_CXXFLAGS) $< $(LIB) $(LDFLAGS) -lm -lpthread -o $@
+	$(CXX) $(ALL_CPPFLAGS) -isystem $(CUDA_INC) $(ALL_CXXFLAGS) $< $(LIB) $(LDFLAGS) $(LIB_LIBS) -lpthread -o $@
 
 # The list tests/run.sh works through: one line per test, 'name|kind|command'.
 $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH_TESTS) \

@@ -13,25 +13,28 @@
 #   deps.sh install              installs everything in `list` (make deps)
 #
 # NEEDs: build (the library and tools), test (make test), plot (the demos'
-# plots), labs (the labs' data and BLAS), all.
+# plots), labs (the labs' BLAS), data (the full datasets; the labs ship
+# subsets in data/), all.
 # FP8LAB_NO_INSTALL=1 makes `ensure` report what is missing without installing.
 set -u
 
 ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev \
-zlib1g-dev libopenblas-dev gnuplot-nox jq libxml2-utils patch"
+zlib1g-dev libopenblas-dev gnuplot-nox jq libxml2-utils patch dataset-fashion-mnist"
 
 # build: the library, the tools and the grader (Check for the test suites,
-# jansson for JSON reports, libxml2 for JUnit XML, nettle for sha256).
+# jansson for JSON reports, libxml2 for JUnit XML, nettle for sha256, zlib
+# for the datasets' .gz files).
 # test: what make test adds: a C++ compiler for the oracle tests, and jq,
 # xmllint and patch for the grader's tests.
 packages_for() {
     case "$1" in
-    build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev" ;;
+    build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev zlib1g-dev" ;;
     test)  echo "g++ jq libxml2-utils patch" ;;
     plot)  echo "gnuplot-nox" ;;
-    labs)  echo "zlib1g-dev libopenblas-dev" ;;
+    labs)  echo "libopenblas-dev" ;;
+    data)  echo "dataset-fashion-mnist" ;;
     all)   echo "$ALL_PACKAGES" ;;
-    *)     echo "deps.sh: unknown need '$1' (build, test, plot, labs, all)" >&2; exit 2 ;;
+    *)     echo "deps.sh: unknown need '$1' (build, test, plot, labs, data, all)" >&2; exit 2 ;;
     esac
 }
 
@@ -49,6 +52,7 @@ present() {
     libxml2-utils)  command -v xmllint >/dev/null 2>&1 ;;
     zlib1g-dev)     pkg-config --exists zlib 2>/dev/null ;;
     libopenblas-dev) pkg-config --exists openblas 2>/dev/null ;;
+    dataset-fashion-mnist) [ -r /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] ;;
     *) return 1 ;;
     esac
 }

@@ -9,6 +9,8 @@
 #ifndef FP8LAB_ERROR_H
 #define FP8LAB_ERROR_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,6 +22,12 @@ typedef struct lab_error {
 /* Formats the message into err (when err is not NULL) and returns -1. */
 int lab_errorf(lab_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Appends to the string buf of capacity cap, which holds *len characters
+ * (for building a message piece by piece); output that does not fit is cut
+ * off, and buf stays terminated. */
+void lab_appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #ifdef __cplusplus
 }

@@ -127,25 +127,6 @@ static int shape_size(int ndim, const size_t *shape, size_t item, size_t *count,
     return 0;
 }
 
-/* Appends to the string buf of capacity cap, which holds *len characters;
- * output that does not fit is cut off. */
-static void appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (*len >= cap)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *len = (size_t) n < cap - *len ? *len + (size_t) n : cap - 1;
-}
-
 /* Writes a shape as Python's repr of the tuple: (), (5,), (3, 4). With
  * zero_is_any an extent of 0 (or a NULL shape) is written as '*'. Returns the
  * length written. */
@@ -154,16 +135,16 @@ static size_t format_shape(char *buf, size_t cap, int ndim, const size_t *shape,
     size_t len = 0;
 
     buf[0] = '\0';
-    appendf(buf, cap, &len, "(");
+    lab_appendf(buf, cap, &len, "(");
     for (int i = 0; i < ndim; i++) {
         if (i > 0)
-            appendf(buf, cap, &len, ", ");
+            lab_appendf(buf, cap, &len, ", ");
         if (zero_is_any && (!shape || shape[i] == 0))
-            appendf(buf, cap, &len, "*");
+            lab_appendf(buf, cap, &len, "*");
         else
-            appendf(buf, cap, &len, "%zu", shape[i]);
+            lab_appendf(buf, cap, &len, "%zu", shape[i]);
     }
-    appendf(buf, cap, &len, ndim == 1 ? ",)" : ")");
+    lab_appendf(buf, cap, &len, ndim == 1 ? ",)" : ")");
     return len;
 }
 
@@ -588,7 +569,7 @@ static size_t build_prelude(unsigned char *buf, npy_dtype dtype, int ndim, const
     char extent[24], tuple[SHAPE_TEXT];
 
     format_shape(tuple, sizeof tuple, ndim, shape, 0);
-    appendf(text, cap, &len, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+    lab_appendf(text, cap, &len, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
             dtypes[dtype].descr, tuple);
     if (ndim > 0) {
         size_t digits = (size_t) snprintf(extent, sizeof extent, "%zu", shape[0]);
