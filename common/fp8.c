@@ -29,6 +29,8 @@
 #include "bits.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -300,9 +302,74 @@ uint8_t fp8_encode_stochastic(float x, fp8_format fmt, bool saturate, rng_state 
     return encode_generic(x, f, saturate, MODE_STOCHASTIC, r);
 }
 
+/*
+ * The bulk encoder's table. For every format here the rounding position is
+ * bit 16 of the float or above (22 - man_bits >= 16 in the normal range,
+ * higher in the subnormal one), so the low 16 bits of a float only ever act
+ * as a sticky bit: the code of x depends on its top 16 bits and on whether
+ * the low 16 are all zero, nothing else (a NaN, too: exponent all ones and
+ * any mantissa bit set). Entry i holds the code of i << 16 in its low byte
+ * and of (i << 16) | 1 in its high byte, both from encode_nearest_fast, so
+ * the table is exact by construction; tests/oracle/sweep_nvidia.cpp checks
+ * the bulk encoder on every float all the same. One lookup costs a fraction
+ * of the arithmetic, and lab3's casts of a whole weight every step need it.
+ * Built on first use, once per format and mode (128 KiB each).
+ */
+static uint16_t *nearest_table[FP8_FORMAT_COUNT][2];
+static pthread_once_t nearest_once[FP8_FORMAT_COUNT][2] = {
+#define ONCE2 {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT}
+    ONCE2, ONCE2, ONCE2, ONCE2, ONCE2, ONCE2,
+#undef ONCE2
+};
+
+static void build_nearest_table(fp8_format fmt, bool saturate)
+{
+    uint16_t *t = malloc(65536 * sizeof *t);
+    if (!t)
+        return; /* the arithmetic path stands in */
+    const fp8_format_info *f = &TABLE[fmt];
+    for (uint32_t i = 0; i < 65536; i++) {
+        uint8_t lo = encode_nearest_fast(f32_from_bits(i << 16), f, saturate);
+        uint8_t hi = encode_nearest_fast(f32_from_bits((i << 16) | 1u), f, saturate);
+        t[i] = (uint16_t)(lo | (unsigned)hi << 8);
+    }
+    nearest_table[fmt][saturate] = t;
+}
+
+#define ONCE_FN(fmt, sat) \
+    static void once_##fmt##_##sat(void) { build_nearest_table(fmt, sat); }
+ONCE_FN(FP8_E4M3, 0) ONCE_FN(FP8_E4M3, 1) ONCE_FN(FP8_E5M2, 0) ONCE_FN(FP8_E5M2, 1)
+ONCE_FN(FP8_E2M1, 0) ONCE_FN(FP8_E2M1, 1) ONCE_FN(FP8_E3M2, 0) ONCE_FN(FP8_E3M2, 1)
+ONCE_FN(FP8_E2M3, 0) ONCE_FN(FP8_E2M3, 1)
+#undef ONCE_FN
+
+static const uint16_t *nearest_table_for(fp8_format fmt, bool saturate)
+{
+    static void (*const builders[FP8_FORMAT_COUNT][2])(void) = {
+        [FP8_E4M3] = {once_FP8_E4M3_0, once_FP8_E4M3_1},
+        [FP8_E5M2] = {once_FP8_E5M2_0, once_FP8_E5M2_1},
+        [FP8_E2M1] = {once_FP8_E2M1_0, once_FP8_E2M1_1},
+        [FP8_E3M2] = {once_FP8_E3M2_0, once_FP8_E3M2_1},
+        [FP8_E2M3] = {once_FP8_E2M3_0, once_FP8_E2M3_1},
+    };
+    if (!builders[fmt][saturate])
+        return NULL;
+    pthread_once(&nearest_once[fmt][saturate], builders[fmt][saturate]);
+    return nearest_table[fmt][saturate];
+}
+
 static void encode_nearest_array(const float *in, uint8_t *out, size_t n, fp8_format fmt,
                                  bool saturate)
 {
+    const uint16_t *t = nearest_table_for(fmt, saturate);
+    if (t) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t u = f32_bits(in[i]);
+            uint16_t e = t[u >> 16];
+            out[i] = (uint8_t)((u & 0xFFFFu) ? e >> 8 : e);
+        }
+        return;
+    }
     if (saturate) {
         FOR_EACH_FORMAT(fmt, for (size_t i = 0; i < n; i++)
                                  out[i] = encode_nearest_fast(in[i], f, true));
