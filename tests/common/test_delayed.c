@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "delayed.h"
 #include "npy.h"
 #include "stats.h"
@@ -126,9 +127,5 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, replays_lab1_goldens, 0, 4);
     tcase_add_test(tc, worked_by_hand);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return check_run(s);
 }

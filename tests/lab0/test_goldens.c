@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "bits.h"
 #include "fp8.h"
 #include "npy.h"
@@ -186,9 +187,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, hand_worked_cases);
     tcase_add_test(tc, sets_hold_what_they_say);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return check_run(s);
 }

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "fp8.h"
 #include "npy.h"
 #include "stats.h"
@@ -314,9 +315,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, current_scales_closed_form);
     tcase_add_test(tc, ema_recurrence);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return check_run(s);
 }

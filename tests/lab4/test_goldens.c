@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "fp8.h"
 #include "npy.h"
 #include "stats.h"
@@ -254,9 +255,5 @@ int main(int argc, char **argv)
     tcase_add_loop_test(tc, dots_within_float_error, 0, 3);
     tcase_add_test(tc, nvfp4_close_to_input);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return check_run(s);
 }

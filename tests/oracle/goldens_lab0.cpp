@@ -14,6 +14,7 @@
 
 #include <check.h>
 
+#include "check_run.h"
 #include "fp8.h"
 #include "npy.h"
 #include "nvidia.h"
@@ -83,9 +84,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, decode_matches_nvidia);
     tcase_add_loop_test(tc, encode_matches_nvidia, 0, 12);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return check_run(s);
 }

@@ -14,6 +14,7 @@
 
 #include <check.h>
 
+#include "check_run.h"
 #include "npy.h"
 
 namespace {
@@ -82,9 +83,5 @@ int main(int argc, char **argv)
     TCase *tc = tcase_create("nvidia");
     tcase_add_loop_test(tc, cast_bytes_match_nvidia, 0, 2);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return check_run(s);
 }

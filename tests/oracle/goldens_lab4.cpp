@@ -21,6 +21,7 @@
 
 #include <check.h>
 
+#include "check_run.h"
 #include "fp8.h"
 #include "npy.h"
 
@@ -137,9 +138,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, scales_match_nvidia);
     tcase_add_loop_test(tc, codes_match_nvidia, 0, (int)(sizeof quants / sizeof quants[0]));
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return check_run(s);
 }
