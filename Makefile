@@ -15,6 +15,9 @@ WARN     := -Wall -Wextra -Werror
 CFLAGS   ?=
 CXXFLAGS ?=
 LDFLAGS  ?=
+# OpenBLAS's cblas.h (lab3's FP32 matrix products); empty until it is installed.
+BLAS_CFLAGS  = $(shell pkg-config --cflags openblas 2>/dev/null)
+BLAS_LIBS    = $(shell pkg-config --libs openblas 2>/dev/null)
 ALL_CPPFLAGS := -Icommon -D_DEFAULT_SOURCE $(CPPFLAGS)
 ALL_CFLAGS   := -std=c11 $(OPT) $(WARN) $(CFLAGS)
 ALL_CXXFLAGS := -std=c++17 $(OPT) $(WARN) $(CXXFLAGS)
@@ -53,8 +56,9 @@ DEPS := sh common/deps.sh
 LIB_SRCS  := $(filter-out common/fp8cli.c,$(wildcard common/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libfp8lab.a
-# What linking libfp8lab.a needs: zlib (common/idx.c reads .gz datasets), libm.
-LIB_LIBS  := -lz -lm
+# What linking libfp8lab.a (and a lab) needs: zlib (common/idx.c reads .gz
+# datasets), OpenBLAS (lab3's matrix products), libm.
+LIB_LIBS   = -lz $(BLAS_LIBS) -lm
 FP8_CLI   := $(BUILD)/bin/fp8
 GPUPROBE  := $(if $(NVCC),$(BUILD)/bin/gpuprobe)
 
@@ -87,15 +91,15 @@ MANIFEST := $(BUILD)/tests/manifest
 
 # The labs the grader grades: each has labs/<lab>/{<lab>.h,<lab>.c,main.c},
 # solutions/<lab>/<lab>.c and grading/<lab>_{rubric,suite,goldens}.c.
-LABS := lab0 lab1 lab4
+LABS := lab0 lab1 lab3 lab4
 
 # Student code is built with warnings shown but not fatal; `make test` checks
 # that the skeletons and solutions build with -Werror.
 LAB_CFLAGS := $(filter-out -Werror,$(ALL_CFLAGS))
 
 # The grader compiles each submission itself, with these.
-GRADE_CFLAGS := -std=c11 $(OPT) -D_DEFAULT_SOURCE -Wall -Wextra $(SANFLAGS)
-GRADE_LDLIBS := $(CHECK_LIBS) $(LIB_LIBS)
+GRADE_CFLAGS = -std=c11 $(OPT) -D_DEFAULT_SOURCE $(BLAS_CFLAGS) -Wall -Wextra $(SANFLAGS)
+GRADE_LDLIBS = $(CHECK_LIBS) $(LIB_LIBS)
 
 RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(LABS:%=$(BUILD)/obj/grading/%_rubric.o)
 # The runner side: linked with each submission (runner.o has its main).
@@ -133,7 +137,7 @@ help:
 	@echo "  make fashion-subset  cut data/fashion-mnist from the full set (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
-	@echo "  make bench       the grader's time per lab, and codec throughput against NVIDIA's"
+	@echo "  make bench       the grader's time per lab, lab3's training targets, and codec throughput"
 	@echo "  make clean       remove $(BUILD)/"
 	@echo ""
 	@echo "Labs: $(LABS)"
@@ -187,17 +191,22 @@ solutions: $(SOLUTION_DEMOS)
 # A lab's demo: its main.c with the student's (or the solution's) labN.c.
 $(BUILD)/labs/%.o: labs/%.c | deps-build
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) $(LAB_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(BLAS_CFLAGS) $(LAB_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/solutions/%.o: solutions/%.c | deps-build
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) -Ilabs/$(*D) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) -Ilabs/$(*D) $(BLAS_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# A lab's given sources (labs/<lab>/*.c but main.c and <lab>.c, e.g. lab3's
+# model.c) go into its demos and its goldens maker, never into the graded part.
+lab_given = $(patsubst %.c,$(BUILD)/%.o,$(filter-out labs/$(1)/main.c labs/$(1)/$(1).c,\
+    $(wildcard labs/$(1)/*.c)))
 define lab_rules
-$(BUILD)/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/labs/$(1)/$(1).o $(LIB)
+$(BUILD)/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/labs/$(1)/$(1).o $(call lab_given,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
-$(BUILD)/solutions/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
+$(BUILD)/solutions/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/solutions/$(1)/$(1).o \
+    $(call lab_given,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 $(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/obj/grading/$(1)_goldens.o: ALL_CPPFLAGS += -Ilabs/$(1)
@@ -205,7 +214,7 @@ $(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
 	@mkdir -p $$(@D)
 	cp $$< $$@
 $(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o \
-    $(BUILD)/obj/grading/golden_io.o $(BUILD)/solutions/$(1)/$(1).o $(LIB)
+    $(BUILD)/obj/grading/golden_io.o $(BUILD)/solutions/$(1)/$(1).o $(call lab_given,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 endef
@@ -271,8 +280,8 @@ WERROR_CHECKS := $(LABS:%=$(BUILD)/tests/werror/%)
 $(WERROR_CHECKS): $(BUILD)/tests/werror/%: labs/%/main.c \
     $(wildcard labs/*/*.c labs/*/*.h solutions/*/*.c) | deps-build
 	@mkdir -p $(@D)
-	$(foreach f,labs/$*/$*.c labs/$*/main.c solutions/$*/$*.c,\
-	  $(CC) $(ALL_CPPFLAGS) -Ilabs/$* $(ALL_CFLAGS) -c $(f) -o /dev/null &&) true
+	$(foreach f,$(wildcard labs/$*/*.c) solutions/$*/$*.c,\
+	  $(CC) $(ALL_CPPFLAGS) -Ilabs/$* $(BLAS_CFLAGS) $(ALL_CFLAGS) -c $(f) -o /dev/null &&) true
 	@touch $@
 
 $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) | deps-test
@@ -304,8 +313,9 @@ $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH
 test: $(MANIFEST) | deps-test
 	@FP8LAB_GPUPROBE=$(GPUPROBE) sh tests/run.sh $(MANIFEST) $(BUILD)/tests/logs
 
-bench: $(BENCH_BINS) $(GRADER_ALL)
+bench: $(BENCH_BINS) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3
 	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
+	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3
 	@$(if $(BENCH_BINS),$(foreach b,$(BENCH_BINS),$(b) &&) true,\
 	  echo "bench: cuda_fp8.h not found (set CUDA_HOME); the codec benchmark compares against it" && false)
 
