@@ -10,8 +10,11 @@
  * back on a pipe.
  *
  * What a submission can do wrong and where it is reported:
- *   does not compile or link    every test NOT RUN, the compiler's first
+ *   does not build              every test NOT RUN, the compiler's first
  *                               messages in the report
+ *   uses a forbidden symbol     the same, the symbol named in the build log
+ *   (nm; processes, files,      (check_symbols: the list every lab shares,
+ *   sockets, the codec in lab0) and the lab's own in its rubric)
  *   crashes, exits, hangs       that test, from Check's record (fork mode
  *                               and the rubric's time limit)
  *   allocates too much          malloc fails under the runner's address-
@@ -27,11 +30,13 @@
  * RLIMIT_CPU backs it up.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +268,97 @@ static int run_build(char **argv, const char *log)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/* ---- what a submission may not call -------------------------------------------------- */
+
+/*
+ * Symbols no submission may use, whatever the lab: starting processes,
+ * signalling them, opening files or sockets, loading code, raw system calls,
+ * and the grading machinery itself. A name ending in '*' is a prefix. A
+ * submission that needs none of these loses nothing; one that uses them is
+ * told so at build time, by name, instead of failing in some stranger way.
+ */
+static const char *const forbidden_everywhere[] = {
+    "fork", "vfork", "clone", "clone3", "execve", "execv", "execvp", "execvpe", "execl",
+    "execlp", "execle", "fexecve", "system", "popen", "posix_spawn", "posix_spawnp",
+    "kill", "killpg", "tgkill", "tkill", "sigqueue", "ptrace", "syscall",
+    "open", "open64", "openat", "openat64", "creat", "creat64", "fopen", "fopen64", "freopen",
+    "freopen64", "opendir", "socket", "socketpair", "connect", "bind", "listen", "accept",
+    "accept4", "dlopen", "dlmopen", "dlsym", "dlvsym", "mprotect",
+    "npy_*", "idx_*", "gr_*", "golden_*", "srunner_*", "tcase_*", "suite_*", "grader_*",
+    0,
+};
+
+/* Symbols no submission may DEFINE: the sanitizers' hooks, which would let
+ * it switch off the checks of a SANITIZE=1 grader. */
+static const char *const forbidden_definitions[] = {
+    "__asan_*", "__ubsan_*", "__lsan_*", "__msan_*", "__tsan_*", "__sanitizer_*", 0,
+};
+
+static const char *match_symbol(const char *const *list, const char *name)
+{
+    for (int i = 0; list && list[i]; i++) {
+        size_t len = strlen(list[i]);
+        bool prefix = len > 0 && list[i][len - 1] == '*';
+        if (prefix ? strncmp(name, list[i], len - 1) == 0 : strcmp(name, list[i]) == 0)
+            return list[i];
+    }
+    return NULL;
+}
+
+/*
+ * Lists the symbols obj uses and defines (nm -P) and appends to log a line
+ * for each it may not: "lab0.c: uses fp8_encode, which lab0 does not allow:
+ * ...". Returns 0 when there is none, -1 otherwise or when nm fails.
+ */
+static int check_symbols(const gr_options *o, const char *stage, const char *obj,
+                         const char *file, const char *log)
+{
+    char *listing = xasprintf("%s/nm.out", stage);
+    char *argv[] = {"nm", "-P", (char *)obj, NULL};
+    limits lim = {0, 16L << 20, 30};
+    int rc = -1, timed_out = 0, status = -1;
+    pid_t pid = spawn(argv, environ, listing, -1, &lim);
+    if (pid > 0)
+        status = wait_until(pid, now_s() + 30, &timed_out);
+    FILE *in = fopen(listing, "r"), *out = fopen(log, "a");
+    if (!in || !out || pid <= 0 || timed_out || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        if (out)
+            fprintf(out, "%s: the grader could not list its symbols with nm\n", file);
+        goto done;
+    }
+    rc = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, in)) {
+        char name[512], type[8];
+        if (sscanf(line, "%511s %7s", name, type) != 2)
+            continue;
+        bool used = strcmp(type, "U") == 0 || strcmp(type, "w") == 0 || strcmp(type, "v") == 0;
+        if (used && match_symbol(forbidden_everywhere, name)) {
+            fprintf(out, "%s: uses %s, which no submission may: no starting or signalling "
+                    "processes, opening files or sockets, loading code, or reaching into the "
+                    "grader\n", file, name);
+            rc = -1;
+        } else if (used && match_symbol(o->lab->forbidden, name)) {
+            fprintf(out, "%s: uses %s, which %s does not allow: %s\n", file, name,
+                    o->lab->name, o->lab->forbidden_why ? o->lab->forbidden_why : "");
+            rc = -1;
+        } else if (!used && isupper((unsigned char)type[0]) && /* global: instrumented */
+                   match_symbol(forbidden_definitions, name)) { /* code has local ones */
+            fprintf(out, "%s: defines %s, a sanitizer hook, which no submission may\n", file,
+                    name);
+            rc = -1;
+        }
+    }
+done:
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    unlink(listing);
+    free(listing);
+    return rc;
+}
+
 /* Compiles the student's .c files and links them with the lab's suite into
  * stage/runner. Returns 0, or -1 with the messages in stage/build.log. */
 static int build_runner(const gr_options *o, const char *stage)
@@ -303,6 +399,8 @@ static int build_runner(const gr_options *o, const char *stage)
         argv[argc] = NULL;
         char *clog = xasprintf("%s.%d", log, nobj);
         rc = run_build(argv, clog);
+        if (rc == 0)
+            rc = check_symbols(o, stage, objs[nobj], file, clog);
         free(clog);
         free(src);
         link[nlink++] = objs[nobj++];

@@ -7,6 +7,7 @@
 
 static const char *const student_files[] = {"lab1.c", 0};
 static const char *const provided_files[] = {"lab1.h", 0};
+static const char *const forbidden[] = {"delayed_*", 0};
 
 #define S2 "§2 Which format for which tensor"
 #define S3 "§3 amax"
@@ -44,6 +45,8 @@ const grader_lab lab1_rubric = {
     .student_files = student_files,
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
+    .forbidden = forbidden,
+    .forbidden_why = "the course's delayed scaler (delayed.h) is what lab1 asks you to write",
     .tests = tests,
     .ntests = GRADER_COUNT(tests),
 };

@@ -225,7 +225,7 @@ static const char *message_of(const gr_report *r, const gr_result *res)
     case GR_FAIL: return "failed (the test recorded no message)";
     case GR_ERROR: return "did not finish (the test recorded no message)";
     case GR_NOT_RUN:
-        return r->build_ok ? "not run" : "not run: the submission did not compile or link";
+        return r->build_ok ? "not run" : "not run: the submission did not build";
     default: return "unknown status";
     }
 }
@@ -319,10 +319,10 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
     fputs("\n\n", out);
 
     if (!r->build_ok && !shows_build_log(r, verbose))
-        fputs("The submission did not compile or link (no compiler output was kept).\n\n", out);
+        fputs("The submission did not build (no build output was kept).\n\n", out);
     if (shows_build_log(r, verbose)) {
         fputs(r->build_ok ? "The build printed warnings:\n"
-                          : "The submission did not compile or link. The compiler said:\n",
+                          : "The submission did not build. The build log says:\n",
               out);
         if (put_clean_lines(out, indent, r->build_log) != 0)
             return lab_errorf(err, "cannot write the text report: out of memory");
@@ -498,7 +498,7 @@ static int write_gradescope(FILE *out, const gr_report *r, int verbose, lab_erro
            r->lab->title ? r->lab->title : "", r->score, r->max_score,
            count_status(r, GR_PASS), r->nresults);
     if (!r->build_ok)
-        sb_add(&summary, "\n\nThe submission did not compile or link.");
+        sb_add(&summary, "\n\nThe submission did not build.");
     if (shows_build_log(r, verbose))
         sb_add(&summary, "\n\n%s\n\n%s", r->build_ok ? "The build printed warnings:"
                                                     : "The compiler said:", r->build_log);
@@ -590,7 +590,7 @@ static int write_tap(FILE *out, const gr_report *r, int verbose, lab_error *err)
     fprintf(out, "TAP version 14\n1..%d\n", r->nresults);
     fprintf(out, "# %s: %s\n", r->lab->name, r->lab->title ? r->lab->title : "");
     if (!r->build_ok)
-        fputs("# The submission did not compile or link.\n", out);
+        fputs("# The submission did not build.\n", out);
     if (shows_build_log(r, verbose)) {
         fputs(r->build_ok ? "# The build printed warnings:\n" : "# The compiler said:\n", out);
         if (put_clean_lines(out, "#   ", r->build_log) != 0)

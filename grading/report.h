@@ -31,7 +31,7 @@ typedef struct gr_result {
 typedef struct gr_report {
     const grader_lab *lab;
     const char *source;    /* where the graded files came from, for the header */
-    int build_ok;          /* 0: the submission did not compile or link */
+    int build_ok;          /* 0: it did not compile, link, or pass the symbol check */
     char *build_log;       /* the compiler's first messages, or NULL */
     gr_result *results;    /* one per graded test, in rubric order */
     int nresults;

@@ -27,6 +27,11 @@ typedef struct grader_lab {
     const char *const *provided_files;
     /* The runner's address-space limit, MiB. */
     long mem_limit_mib;
+    /* Symbols this lab's submissions may not use (beyond those no lab
+     * allows: grade.c), NULL-terminated, a trailing '*' a prefix, or NULL;
+     * and why, for the build log. */
+    const char *const *forbidden;
+    const char *forbidden_why;
     const grader_test *tests;
     int ntests;
 } grader_lab;

@@ -8,7 +8,8 @@
  *
  * Rules:
  *   - Do not call the course's codec (common/fp8.h): the point is to write
- *     it yourself. The grader compiles this file against lab0.h alone.
+ *     it yourself. The grader compiles this file against lab0.h alone, and
+ *     refuses a lab0.c that calls an fp8_* function.
  *   - Anything from the C standard library is fine: <math.h> (ldexpf, isnan,
  *     INFINITY, NAN), <string.h> (memcpy to read a float's bits), ...
  *   - Add as many static helper functions as you like. Some that help:

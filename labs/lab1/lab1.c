@@ -10,6 +10,8 @@
  *     fp8_is_zero, fp8_is_inf, fp8_is_nan, fp8_info (common/fp8.h, included
  *     by lab1.h). Its encoder is the one you wrote in lab0, checked against
  *     NVIDIA's for every float.
+ *   - Not the library's delayed scaler (delayed.h, delayed_*): it is what
+ *     you write here, and the grader refuses a lab1.c that calls it.
  *   - Anything from the C standard library is fine: <math.h> (isnan,
  *     isfinite, isinf, ldexpf, fabsf), <float.h> (FLT_MAX), <string.h>
  *     (memcpy to reach a float's bits).

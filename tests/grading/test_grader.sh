@@ -149,6 +149,32 @@ expect_match "compile error: the compiler's message" "$(jq -r .build_log "$TMP/s
 text=$("$GRADER" lab0 --dir "$TMP/sub-syntax_error" 2>&1)
 expect_match "compile error: scorecard" "$text" "did not (compile|build)"
 
+# Symbols a submission may not use (or define) are refused at build time,
+# by name, in the build log; every test is then not run.
+refused() {
+    name=$1 frag=$2 want=$3
+    grade "$name" lab0 --dir "$(hostile "$frag")"
+    expect_eq "$name: build_ok" "$(jq -r .build_ok "$TMP/$name.json")" false
+    expect_eq "$name: score" "$(score_of "$name")" "0/100"
+    expect_match "$name: the build log says why" "$(jq -r .build_log "$TMP/$name.json")" "$want"
+}
+refused forbid_system spawn "lab0\\.c: uses system, which no submission may"
+refused forbid_fopen read_golden "lab0\\.c: uses fopen, which no submission may"
+refused forbid_codec codec "lab0\\.c: uses fp8_encode, which lab0 does not allow: the course's codec"
+refused forbid_hook sanitizer_hook "lab0\\.c: defines __asan_default_options, a sanitizer hook"
+# lab1's own rule: the library's delayed scaler is lab1's exercise.
+mkdir -p "$TMP/sub-lab1-delayed"
+{
+    cat "$ROOT/solutions/lab1/lab1.c"
+    printf '#include "delayed.h"\nvoid lab1_shortcut(delayed_scaler *s);\n'
+    printf 'void lab1_shortcut(delayed_scaler *s) { delayed_update(s); }\n'
+} >"$TMP/sub-lab1-delayed/lab1.c"
+grade lab1_delayed lab1 --dir "$TMP/sub-lab1-delayed"
+expect_match "lab1 with delayed_update: the build log says why" \
+    "$(jq -r .build_log "$TMP/lab1_delayed.json")" "lab1\\.c: uses delayed_update, which lab1 does not allow"
+grade lab3_delayed lab3 --solution
+expect_eq "lab3 may use delayed_record: score" "$(score_of lab3_delayed)" "100/100"
+
 # CK_TIMEOUT_MULTIPLIER: a test that takes a second passes under the
 # rubric's 5 s and times out under 0.1 x 5 s.
 grade slow lab0 --dir "$(hostile slow)" --test limits

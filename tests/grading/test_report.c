@@ -32,7 +32,8 @@ static const grader_test tests[] = {
     {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5},
     {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5},
 };
-static const grader_lab lab = {"lab0", "FP8 number formats", NULL, NULL, 512, tests, 4};
+static const grader_lab lab = {.name = "lab0", .title = "FP8 number formats", .mem_limit_mib = 512,
+                               .tests = tests, .ntests = 4};
 
 /* Everything a message can throw at a format: quotes, markup, tabs, C0 and
  * C1 controls, DEL, CRLF, a lone CR, a line that would end TAP's YAML block,
@@ -293,7 +294,7 @@ START_TEST(test_text_build_failed)
     assert_printable(out);
     lines = split_lines(out, &n);
     ck_assert_str_eq(lines[0], "lab0: FP8 number formats  (graded: submissions/bob)");
-    ck_assert(has_line(lines, n, "The submission did not compile or link. The compiler said:"));
+    ck_assert(has_line(lines, n, "The submission did not build. The build log says:"));
     ck_assert(has_line(lines, n, "      lab0.c:12:5: error: expected ';' before '}' token"));
     ck_assert(has_line(lines, n, "         12 |     return x"));
     ck_assert(has_line(lines, n, "      bad byte " FFFD " <&> " FFFD));
@@ -325,7 +326,7 @@ START_TEST(test_text_missing_pieces)
 
     ck_assert_str_eq(lines[0], "lab0: FP8 number formats");
     ck_assert(has_line(lines, n,
-                       "The submission did not compile or link (no compiler output was kept)."));
+                       "The submission did not build (no build output was kept)."));
     ck_assert(has_line(lines, n, "NOT RUN  bare  0/3"));
     ck_assert_ptr_null(strstr(out, "re-read"));
     ck_assert_str_eq(lines[n - 1], "Score: 0/3");
@@ -498,7 +499,7 @@ START_TEST(test_gradescope_build_failed)
     assert_keys(root, gs_keys, 7);
     summary = jget_str(root, "output");
     ck_assert_ptr_nonnull(strstr(summary, "0/50 points; 0 of 4 tests passed."));
-    ck_assert_ptr_nonnull(strstr(summary, "did not compile or link"));
+    ck_assert_ptr_nonnull(strstr(summary, "did not build"));
     ck_assert_ptr_nonnull(strstr(summary, "lab0.c:12:5: error: expected ';' before '}' token\n"));
     /* shown to students: controls replaced too, unlike in the json format */
     ck_assert_ptr_nonnull(strstr(summary, "bad byte " FFFD " <&> " FFFD "\n"));
@@ -600,7 +601,7 @@ START_TEST(test_tap_details)
     free(out);
 
     out = render(&report_nobuild, GR_FORMAT_TAP, 0);
-    ck_assert_ptr_nonnull(strstr(out, "\n# The submission did not compile or link.\n"
+    ck_assert_ptr_nonnull(strstr(out, "\n# The submission did not build.\n"
                                       "# The compiler said:\n"
                                       "#   lab0.c:12:5: error: expected ';' before '}' token\n"));
     ck_assert_ptr_nonnull(strstr(out, "\n  status: not_run\n"));
