@@ -237,7 +237,7 @@ $(LIBGRADING): $(BUILD)/obj/grading/runner.o $(RUBRIC_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o) $(RUBRIC_OBJS)
+$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o) $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -315,6 +315,7 @@ test: $(MANIFEST) | deps-test
 
 bench: $(BENCH_BINS) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3
 	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
+	@sh tests/bench/bench_batch.sh $(GRADER_BIN)
 	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3
 	@$(if $(BENCH_BINS),$(foreach b,$(BENCH_BINS),$(b) &&) true,\
 	  echo "bench: cuda_fp8.h not found (set CUDA_HOME); the codec benchmark compares against it" && false)

@@ -88,8 +88,7 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
+char *gr_asprintf(const char *fmt, ...)
 {
     va_list ap;
     char *s;
@@ -313,7 +312,7 @@ static const char *match_symbol(const char *const *list, const char *name)
 static int check_symbols(const gr_options *o, const char *stage, const char *obj,
                          const char *file, const char *log)
 {
-    char *listing = xasprintf("%s/nm.out", stage);
+    char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
     limits lim = {0, 16L << 20, 30};
     int rc = -1, timed_out = 0, status = -1;
@@ -366,13 +365,13 @@ static int build_runner(const gr_options *o, const char *stage)
     char cflags[] = GRADER_CFLAGS, ldlibs[] = GRADER_LDLIBS;
     char *link[256];
     int nlink = 0;
-    char *log = xasprintf("%s/build.log", stage);
-    char *runner = xasprintf("%s/runner", stage);
-    char *suite = xasprintf("%s/grading/%s_suite.o", o->build, o->lab->name);
-    char *libgrading = xasprintf("%s/grading/libgrading.a", o->build);
-    char *libfp8 = xasprintf("%s/libfp8lab.a", o->build);
-    char *inc_src = xasprintf("-I%s/src", stage);
-    char *inc_common = xasprintf("-I%s/common", o->root);
+    char *log = gr_asprintf("%s/build.log", stage);
+    char *runner = gr_asprintf("%s/runner", stage);
+    char *suite = gr_asprintf("%s/grading/%s_suite.o", o->build, o->lab->name);
+    char *libgrading = gr_asprintf("%s/grading/libgrading.a", o->build);
+    char *libfp8 = gr_asprintf("%s/libfp8lab.a", o->build);
+    char *inc_src = gr_asprintf("-I%s/src", stage);
+    char *inc_common = gr_asprintf("-I%s/common", o->root);
     char *objs[32];
     int nobj = 0, rc = 0;
 
@@ -388,8 +387,8 @@ static int build_runner(const gr_options *o, const char *stage)
         int argc = 0;
         argv[argc++] = GRADER_CC;
         push_words(argv, &argc, 240, cf);
-        char *src = xasprintf("%s/src/%s", stage, file);
-        objs[nobj] = xasprintf("%s/%.*s.o", stage, (int)len - 2, file);
+        char *src = gr_asprintf("%s/src/%s", stage, file);
+        objs[nobj] = gr_asprintf("%s/%.*s.o", stage, (int)len - 2, file);
         argv[argc++] = inc_src;
         argv[argc++] = inc_common;
         argv[argc++] = "-c";
@@ -397,7 +396,7 @@ static int build_runner(const gr_options *o, const char *stage)
         argv[argc++] = "-o";
         argv[argc++] = objs[nobj];
         argv[argc] = NULL;
-        char *clog = xasprintf("%s.%d", log, nobj);
+        char *clog = gr_asprintf("%s.%d", log, nobj);
         rc = run_build(argv, clog);
         if (rc == 0)
             rc = check_symbols(o, stage, objs[nobj], file, clog);
@@ -416,14 +415,14 @@ static int build_runner(const gr_options *o, const char *stage)
         link[nlink++] = "-o";
         link[nlink++] = runner;
         link[nlink] = NULL;
-        char *llog = xasprintf("%s.link", log);
+        char *llog = gr_asprintf("%s.link", log);
         rc = run_build(link, llog);
         free(llog);
     }
     /* One log of everything the compiler and linker said, in order. */
     FILE *all = fopen(log, "w");
     for (int i = 0; i <= nobj && all; i++) {
-        char *part = i < nobj ? xasprintf("%s.%d", log, i) : xasprintf("%s.link", log);
+        char *part = i < nobj ? gr_asprintf("%s.%d", log, i) : gr_asprintf("%s.link", log);
         FILE *f = fopen(part, "r");
         char buf[4096];
         size_t n;
@@ -508,22 +507,22 @@ static char *explain(const gr_options *o, const grader_test *t, const char *chec
 {
     int sig;
     if (strcmp(check_msg, "Test timeout expired") == 0)
-        return xasprintf("timed out: still running after the %g s limit "
+        return gr_asprintf("timed out: still running after the %g s limit "
                          "(scaled by CK_TIMEOUT_MULTIPLIER=%g); look for a loop "
                          "that never ends",
                          t->timeout_s, timeout_multiplier());
     if (sscanf(check_msg, "Received signal %d", &sig) == 1) {
         if (sig == SIGXFSZ)
-            return xasprintf("output flood: printed more than %ld MiB (the limit per "
+            return gr_asprintf("output flood: printed more than %ld MiB (the limit per "
                              "test) and was stopped",
                              GR_OUTPUT_LIMIT >> 20);
-        return xasprintf("crashed: signal %d (%s) in the code under test; memory is "
+        return gr_asprintf("crashed: signal %d (%s) in the code under test; memory is "
                          "limited to %ld MiB, so a huge malloc returns NULL",
                          sig, strsignal(sig), o->lab->mem_limit_mib);
     }
     int code;
     if (sscanf(check_msg, "Early exit with return value %d", &code) == 1)
-        return xasprintf("exited early with status %d: the code under test called exit() "
+        return gr_asprintf("exited early with status %d: the code under test called exit() "
                          "(or _exit) instead of returning",
                          code);
     return xstrdup(check_msg);
@@ -585,12 +584,12 @@ static int parse_result(const gr_options *o, gr_result *res, char *text, lab_err
  * or else what the runner printed. */
 static void check_output(const char *stage, gr_result *res)
 {
-    char *path = xasprintf("%s/out/%s.out", stage, res->test->name);
+    char *path = gr_asprintf("%s/out/%s.out", stage, res->test->name);
     struct stat st;
     if (stat(path, &st) == 0 && st.st_size >= GR_OUTPUT_LIMIT && res->status != GR_NOT_RUN) {
         free(res->message);
         res->status = GR_ERROR;
-        res->message = xasprintf("output flood: printed %ld MiB or more (the limit per "
+        res->message = gr_asprintf("output flood: printed %ld MiB or more (the limit per "
                                  "test) and was stopped",
                                  GR_OUTPUT_LIMIT >> 20);
     }
@@ -598,7 +597,7 @@ static void check_output(const char *stage, gr_result *res)
         res->output = read_head(path, 20, OUTPUT_SHOWN);
         if (!res->output) {
             free(path);
-            path = xasprintf("%s/out/%s.runner", stage, res->test->name);
+            path = gr_asprintf("%s/out/%s.runner", stage, res->test->name);
             res->output = read_head(path, 20, OUTPUT_SHOWN);
         }
     }
@@ -614,8 +613,8 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
                    lab_error *err)
 {
     double budget = 5.0 + res->test->timeout_s * timeout_multiplier();
-    char *runner = xasprintf("%s/runner", stage);
-    char *log = xasprintf("%s/out/%s.runner", stage, res->test->name);
+    char *runner = gr_asprintf("%s/runner", stage);
+    char *log = gr_asprintf("%s/out/%s.runner", stage, res->test->name);
     char *argv[] = {runner, "3", (char *)res->test->name, NULL};
     int fds[2], rc = 0;
 
@@ -643,7 +642,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
     if (rc == 0) {
         char why[160];
         runner_status_text(why, sizeof why, status, timed_out, budget);
-        res->message = xasprintf("not run: the test program %s before this test reported "
+        res->message = gr_asprintf("not run: the test program %s before this test reported "
                                  "(its output is shown with -v)",
                                  why);
     }
@@ -659,10 +658,10 @@ out:
 
 static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_error *err)
 {
-    char *env_golden = xasprintf("GRADER_GOLDEN_DIR=%s/data/golden/%s", o->root, o->lab->name);
-    char *env_out = xasprintf("GRADER_OUT_DIR=%s/out", stage);
-    char *env_show = xasprintf("GRADER_SHOW=%d", o->show);
-    char *env_mult = xasprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
+    char *env_golden = gr_asprintf("GRADER_GOLDEN_DIR=%s/data/golden/%s", o->root, o->lab->name);
+    char *env_out = gr_asprintf("GRADER_OUT_DIR=%s/out", stage);
+    char *env_show = gr_asprintf("GRADER_SHOW=%d", o->show);
+    char *env_mult = gr_asprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
     char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_out, env_show, env_mult,
                     /* The sanitizers' allocator cannot run under an address-space
                        limit; make a huge malloc fail as it would under one. */
@@ -680,7 +679,7 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
 
 /* ---- the whole run ----------------------------------------------------------------------- */
 
-static void remove_tree(const char *path)
+void gr_remove_tree(const char *path)
 {
     pid_t pid = fork();
     if (pid == 0) {
@@ -707,8 +706,8 @@ static int stage_files(const gr_options *o, const char *stage, gr_report *r, lab
 {
     const grader_lab *lab = o->lab;
     for (int i = 0; lab->provided_files[i]; i++) {
-        char *from = xasprintf("%s/labs/%s/%s", o->root, lab->name, lab->provided_files[i]);
-        char *to = xasprintf("%s/src/%s", stage, lab->provided_files[i]);
+        char *from = gr_asprintf("%s/labs/%s/%s", o->root, lab->name, lab->provided_files[i]);
+        char *to = gr_asprintf("%s/src/%s", stage, lab->provided_files[i]);
         int rc = copy_file(from, to, err);
         free(from), free(to);
         if (rc != 0)
@@ -716,8 +715,8 @@ static int stage_files(const gr_options *o, const char *stage, gr_report *r, lab
     }
     for (int i = 0; lab->student_files[i]; i++) {
         lab_error why;
-        char *from = xasprintf("%s/%s", o->source_dir, lab->student_files[i]);
-        char *to = xasprintf("%s/src/%s", stage, lab->student_files[i]);
+        char *from = gr_asprintf("%s/%s", o->source_dir, lab->student_files[i]);
+        char *to = gr_asprintf("%s/src/%s", stage, lab->student_files[i]);
         int rc = copy_file(from, to, &why);
         free(from), free(to);
         if (rc != 0) {
@@ -750,26 +749,26 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         r->nresults++;
     }
 
-    char *data = xasprintf("%s/data", o->root);
-    char *folder = xasprintf("golden/%s", lab->name);
+    char *data = gr_asprintf("%s/data", o->root);
+    char *folder = gr_asprintf("golden/%s", lab->name);
     int verified = gr_verify_goldens(data, folder, err);
     free(data), free(folder);
     if (verified != 0)
         return -1;
 
-    char *grade_dir = xasprintf("%s/grade", o->build);
+    char *grade_dir = gr_asprintf("%s/grade", o->build);
     if (make_dir(o->build, err) != 0 || make_dir(grade_dir, err) != 0) {
         free(grade_dir);
         return -1;
     }
-    stage = xasprintf("%s/%s.XXXXXX", grade_dir, lab->name);
+    stage = gr_asprintf("%s/%s.XXXXXX", grade_dir, lab->name);
     free(grade_dir);
     if (!mkdtemp(stage)) {
         lab_errorf(err, "%s: cannot create: %s", stage, strerror(errno));
         free(stage);
         return -1;
     }
-    char *src = xasprintf("%s/src", stage), *out = xasprintf("%s/out", stage);
+    char *src = gr_asprintf("%s/src", stage), *out = gr_asprintf("%s/out", stage);
     int made = make_dir(src, err) == 0 && make_dir(out, err) == 0;
     free(src), free(out);
     if (!made)
@@ -780,7 +779,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         goto done;
     r->build_ok = staged == 0 && build_runner(o, stage) == 0;
     if (staged == 0) {
-        char *log = xasprintf("%s/build.log", stage);
+        char *log = gr_asprintf("%s/build.log", stage);
         r->build_log = read_head(log, LOG_LINES, 8192);
         free(log);
     }
@@ -799,7 +798,7 @@ done:
     if (o->keep)
         fprintf(stderr, "grader: the pristine tree is kept in %s\n", stage);
     else
-        remove_tree(stage);
+        gr_remove_tree(stage);
     free(stage);
     r->seconds = now_s() - start;
     return rc;

@@ -37,6 +37,12 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err);
 
 void gr_report_free(gr_report *r);
 
+/* A formatted string in new memory; out of memory ends the grader (exit 2). */
+char *gr_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* rm -rf path, as a child process (never a shell): the pristine trees. */
+void gr_remove_tree(const char *path);
+
 /* Checks every file of data_dir/folder against data_dir/MANIFEST. */
 int gr_verify_goldens(const char *data_dir, const char *folder, lab_error *err);
 

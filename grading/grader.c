@@ -1,9 +1,11 @@
 /*
  * grader.c - the command line of ./grader: which lab, whose files, which
- * tests, what format; then grade.c grades and report.c writes.
+ * tests, what format; then grade.c grades and report.c writes. With --batch,
+ * batch.c grades a folder of submissions.
  *
  * Exit status: 0 full marks (on the tests run), 1 anything less, 2 a usage
- * or setup error.
+ * or setup error. With --batch: 0 every submission graded, 1 any not graded
+ * (an error), 2 a usage or setup error.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "batch.h"
 #include "grade.h"
 
 /* Set by the Makefile: where the course and its build are. The ./grader
@@ -27,6 +30,8 @@
 static void usage(FILE *f)
 {
     fputs("usage: ./grader [options] LAB\n"
+          "       ./grader --batch DIR LAB [-j N] [--csv FILE] [--json-dir DIR2] [--force]\n"
+          "                [--timeout SECONDS]\n"
           "Grades labs/LAB (your files) and prints a scorecard.\n"
           "\n"
           "  --solution         grade solutions/LAB, the reference solution\n"
@@ -40,7 +45,22 @@ static void usage(FILE *f)
           "  --keep             keep the pristine build tree and say where it is\n"
           "  -h, --help         this message\n"
           "\n"
-          "Exit status: 0 full marks, 1 less, 2 a usage or setup error.\n"
+          "Batch grading (instructors): DIR holds one folder per student, named by the\n"
+          "student's id; only the lab's student files are taken from each.\n"
+          "  --batch DIR        grade every folder in DIR, each in a process of its own;\n"
+          "                     other entries (files, archives, hidden ones) are skipped\n"
+          "  -j N               grade N submissions at once (default 1)\n"
+          "  --json-dir DIR2    where each student's report goes, DIR2/<id>.json\n"
+          "                     (default DIR.grades, beside DIR)\n"
+          "  --csv FILE         the gradebook (default DIR2/grades.csv)\n"
+          "  --force            grade again the submissions that have a report in DIR2\n"
+          "                     (without it, those are read back: a run resumes)\n"
+          "  --timeout SECONDS  stop grading a submission after this long and report an\n"
+          "                     error for it (default 10 x the lab's time limits + 120 s)\n"
+          "A summary, and a histogram of the scores (DIR2/scores.png), come at the end.\n"
+          "\n"
+          "Exit status: 0 full marks, 1 less, 2 a usage or setup error. With --batch:\n"
+          "0 every submission graded, 1 any not graded (an error), 2 a usage or setup error.\n"
           "CK_TIMEOUT_MULTIPLIER scales every test's time limit (e.g. 3 on a slow machine).\n",
           f);
 }
@@ -88,20 +108,74 @@ static int write_report(const gr_report *r, gr_format format, int verbose, const
     return 0;
 }
 
+/* The options of --batch, as given. */
+typedef struct batch_args {
+    const char *dir, *jobs, *csv, *json_dir, *timeout;
+    int force;
+} batch_args;
+
+/* --batch: reads the numbers, then grades the folder (batch.c). */
+static int run_batch(const batch_args *a, const gr_options *o, int verbose)
+{
+    gr_batch_options b = {0};
+    char *end;
+    b.lab = o->lab;
+    b.root = o->root;
+    b.build = o->build;
+    b.dir = a->dir;
+    b.json_dir = a->json_dir;
+    b.csv = a->csv;
+    b.force = a->force;
+    b.show = o->show;
+    b.verbose = verbose;
+    b.jobs = 1;
+    if (a->jobs) {
+        long jobs = strtol(a->jobs, &end, 10);
+        if (end == a->jobs || *end != '\0' || jobs < 1 || jobs > 1024) {
+            fprintf(stderr, "grader: -j %s: give how many submissions to grade at once, "
+                            "1 to 1024\n", a->jobs);
+            return 2;
+        }
+        b.jobs = (int)jobs;
+    }
+    if (a->timeout) {
+        b.timeout_s = strtod(a->timeout, &end);
+        if (end == a->timeout || *end != '\0' || !(b.timeout_s > 0 && b.timeout_s < 1e7)) {
+            fprintf(stderr, "grader: --timeout %s: give a number of seconds above 0\n",
+                    a->timeout);
+            return 2;
+        }
+    }
+    lab_error err;
+    int rc = gr_batch(&b, &err);
+    if (rc < 0) {
+        fprintf(stderr, "grader: %s\n", err.msg);
+        return 2;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP };
+    enum {
+        OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
+        OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT
+    };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
         {"test", required_argument, 0, OPT_TEST},   {"verbose", no_argument, 0, 'v'},
         {"list", no_argument, 0, OPT_LIST},         {"format", required_argument, 0, OPT_FORMAT},
         {"output", required_argument, 0, 'o'},      {"keep", no_argument, 0, OPT_KEEP},
+        {"batch", required_argument, 0, OPT_BATCH}, {"csv", required_argument, 0, OPT_CSV},
+        {"json-dir", required_argument, 0, OPT_JSON_DIR},
+        {"force", no_argument, 0, OPT_FORCE},       {"timeout", required_argument, 0, OPT_TIMEOUT},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
-    int solution = 0, verbose = 0, list = 0, keep = 0, c;
+    int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, c;
     const char *dir = NULL, *test = NULL, *output = NULL;
     gr_format format = GR_FORMAT_TEXT;
+    batch_args batch = {0};
 
-    while ((c = getopt_long(argc, argv, "vo:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "vo:hj:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_SOLUTION: solution = 1; break;
         case OPT_DIR: dir = optarg; break;
@@ -110,7 +184,14 @@ int main(int argc, char **argv)
         case OPT_LIST: list = 1; break;
         case OPT_KEEP: keep = 1; break;
         case 'o': output = optarg; break;
+        case OPT_BATCH: batch.dir = optarg; break;
+        case 'j': batch.jobs = optarg; break;
+        case OPT_CSV: batch.csv = optarg; break;
+        case OPT_JSON_DIR: batch.json_dir = optarg; break;
+        case OPT_FORCE: batch.force = 1; break;
+        case OPT_TIMEOUT: batch.timeout = optarg; break;
         case OPT_FORMAT: {
+            format_given = 1;
             int f = gr_format_from_name(optarg);
             if (f < 0) {
                 fprintf(stderr, "grader: unknown format '%s' (text, json, gradescope, tap, "
@@ -134,6 +215,18 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force || batch.timeout;
+    if (!batch.dir && batch_only) {
+        fprintf(stderr, "grader: -j, --csv, --json-dir, --force and --timeout go with "
+                        "--batch DIR\n");
+        return 2;
+    }
+    if (batch.dir && (solution || dir || test || format_given || output || keep)) {
+        fprintf(stderr, "grader: --batch grades every test of every folder in DIR into json "
+                        "reports; --solution, --dir, --test, --format, -o and --keep do not "
+                        "go with it\n");
+        return 2;
+    }
     const char *root = getenv("FP8LAB_ROOT");
     gr_options o = {0};
     o.root = root && *root ? root : GRADER_ROOT;
@@ -152,6 +245,8 @@ int main(int argc, char **argv)
                 o.lab->name, test);
         return 2;
     }
+    if (batch.dir)
+        return run_batch(&batch, &o, verbose);
     if (solution && dir) {
         fprintf(stderr, "grader: --solution and --dir each say whose files to grade; "
                         "give one\n");

@@ -25,22 +25,9 @@ set -u
 ROOT=$(pwd)
 GRADER=${GRADER:-build/bin/grader}
 case $GRADER in /*) ;; *) GRADER=$ROOT/$GRADER ;; esac
-HOSTILE=$ROOT/tests/grading/hostile
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-expect_eq() { # what got want
-    if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi
-}
-expect_match() { # what text extended-regex
-    if printf '%s' "$2" | grep -Eq -- "$3"; then ok; else
-        bad "$1: no match for /$3/ in:"
-        printf '%s\n' "$2" | head -n 20 | sed 's/^/    /'
-    fi
-}
+. "$ROOT/tests/grading/lib.sh"
 
 # grade NAME ARGS...: runs the grader with JSON output into $TMP/NAME.json,
 # its exit status into $TMP/NAME.rc, its stderr into $TMP/NAME.err.
@@ -61,21 +48,9 @@ not_passed() {
 
 # hostile NAME: the solution with the fragment's functions swapped in.
 hostile() {
-    frag=$HOSTILE/$1.c
-    dir=$TMP/sub-$1
-    mkdir -p "$dir"
-    {
-        for f in lab0_decode lab0_encode lab0_format_limits; do
-            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#define $f solution_${f#lab0_}"
-        done
-        cat "$ROOT/solutions/lab0/lab0.c"
-        for f in lab0_decode lab0_encode lab0_format_limits; do
-            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#undef $f"
-        done
-        echo "#include <stdint.h>"
-        cat "$frag"
-    } >"$dir/lab0.c"
-    echo "$dir"
+    mkdir -p "$TMP/sub-$1"
+    hostile_into "$TMP/sub-$1/lab0.c" "$1"
+    echo "$TMP/sub-$1"
 }
 
 # ---- the solution and the skeleton ------------------------------------------------

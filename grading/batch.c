@@ -1,0 +1,1097 @@
+/*
+ * batch.c - grades a folder of submissions, each in a child process of its
+ * own (see batch.h).
+ *
+ * The parent lists the folder, then keeps up to `jobs` children running.
+ * Each child grades one submission with gr_grade and writes its json report;
+ * the parent reads every report back, so that a fresh report and one resumed
+ * from an earlier run go into the gradebook the same way. At the end come
+ * the gradebook, the histogram and the summary.
+ *
+ * Killing a child does not stop what it started: gr_grade runs the compiler
+ * and each test runner in a process group of its own. So the parent makes
+ * itself a child subreaper (prctl, Linux): whatever a dead child leaves
+ * running becomes the parent's child, and kill_strays kills it with its
+ * group. And each child grades in a work folder of its own, which looks like
+ * the build folder to gr_grade (make_work), so that the pristine tree a
+ * killed child leaves behind is removed with that folder.
+ *
+ * Not for: grading one submission (grade.c) or formatting a report
+ * (report.c); this file runs gr_grade and reads what gr_write_report wrote.
+ */
+#define _GNU_SOURCE
+#include "batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "atomic_file.h"
+#include "grade.h"
+#include "plot.h"
+
+#define CAP_PER_LIMIT 10.0      /* the default cap: 10 x each test's limit, */
+#define CAP_MIN_LIMIT 1.0       /* counted as at least 1 s, */
+#define CAP_BUILD_S 120.0       /* + 120 s for the build */
+#define POLL_NS (20 * 1000000L) /* how often the parent looks at its children */
+#define TOP_FAILED 5            /* tests in the summary's "most failed" list */
+#define HIST_BINS 10            /* bars of the histogram, from 0 to full marks */
+#define ID_WIDTH_MAX 24         /* widest id column in the summary */
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Out of memory is the one failure that is not returned (as in grade.c). */
+static void out_of_memory(void)
+{
+    fputs("grader: out of memory\n", stderr);
+    exit(2);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+/* Room for one more element in *array, which holds n of capacity *cap. */
+static void *grow(void *array, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return array;
+    *cap = *cap ? 2 * *cap : 16;
+    void *p = realloc(array, (size_t)*cap * size);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+/* As grade.c reads it: the factor on every test's time limit. */
+static double timeout_multiplier(void)
+{
+    const char *s = getenv("CK_TIMEOUT_MULTIPLIER");
+    char *end;
+    double m = s ? strtod(s, &end) : 1.0;
+    return s && end != s && *end == '\0' && m >= 0 ? m : 1.0;
+}
+
+/* s for a terminal line: control characters become '?', and with ascii so
+ * does every byte past 0x7F (what JSON takes when s is not UTF-8). */
+static char *plain_text(const char *s, int ascii)
+{
+    char *p = gr_asprintf("%s", s);
+    for (unsigned char *c = (unsigned char *)p; *c; c++)
+        if (*c < 0x20 || *c == 0x7F || (ascii && *c > 0x7F))
+            *c = '?';
+    return p;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Creates path and its missing parents, as mkdir -p does. */
+static int make_dirs(const char *path, lab_error *err)
+{
+    char *p = gr_asprintf("%s", path);
+    int rc = 0;
+    for (char *s = p + 1; rc == 0; s++) {
+        char c = *s;
+        if (c != '/' && c != '\0')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST)
+            rc = lab_errorf(err, "%s: cannot create: %s", p, strerror(errno));
+        *s = c;
+        if (c == '\0')
+            break;
+    }
+    free(p);
+    if (rc == 0 && !is_dir(path))
+        rc = lab_errorf(err, "%s: not a folder", path);
+    return rc;
+}
+
+/* ---- the run's state --------------------------------------------------------------- */
+
+typedef enum sub_status { SUB_GRADED = 0, SUB_BUILD_FAILED, SUB_ERROR } sub_status;
+
+/* How the gradebook's status column spells each. */
+static const char *const status_names[] = {"graded", "build_failed", "error"};
+
+typedef struct submission {
+    char *id;          /* the folder's name */
+    char *source;      /* <dir>/<id>: the folder graded */
+    char *report;      /* <json_dir>/<id>.json */
+    int resumed;       /* the report came from an earlier run */
+    sub_status status;
+    int score, max_score;
+    int *points;       /* earned, one per test of the rubric, in its order */
+    unsigned char *passed; /* one per test of the rubric */
+    double seconds;    /* this run's wall-clock time for it */
+    char *error;       /* what happened, for SUB_ERROR */
+} submission;
+
+typedef struct skipped_entry {
+    char *name;
+    const char *why;
+} skipped_entry;
+
+typedef struct batch {
+    const gr_batch_options *o;
+    const grader_lab *lab;
+    char *dir;         /* o->dir without trailing slashes */
+    char *json_dir;
+    char *csv;
+    char *build;       /* o->build, absolute */
+    char *work;        /* <build>/grade/batch.XXXXXX: the children's work folders */
+    double cap_s;
+    submission *subs;  /* sorted by id */
+    int nsubs;
+    skipped_entry *skipped; /* sorted by name */
+    int nskipped;
+    int done;          /* finished or resumed, for the progress lines */
+    int graded;        /* graded this run (a build that failed included) */
+} batch;
+
+/* A running child; pid 0 marks a free slot. */
+typedef struct job {
+    pid_t pid;
+    int sub;           /* which submission */
+    int fd;            /* the read end of its pipe: why it failed, if it did */
+    char *work;        /* its work folder */
+    double start;
+    int stopped;       /* killed by the parent at the cap */
+} job;
+
+/* ---- the submissions folder ------------------------------------------------------- */
+
+static const char *const archive_suffixes[] = {
+    ".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".7z", ".rar", 0,
+};
+
+static int looks_like_archive(const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; archive_suffixes[i]; i++) {
+        size_t n = strlen(archive_suffixes[i]);
+        if (len > n && strcasecmp(name + len - n, archive_suffixes[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Why an entry of the submissions folder is not graded; NULL when it is. A
+ * link to a folder is graded as that folder. */
+static const char *why_skipped(const char *name, const char *path, const struct stat *grades)
+{
+    struct stat st;
+    if (name[0] == '.')
+        return "hidden";
+    if (stat(path, &st) != 0)
+        return "cannot be read (a broken link?)";
+    if (st.st_dev == grades->st_dev && st.st_ino == grades->st_ino)
+        return "the folder the reports go to";
+    if (S_ISDIR(st.st_mode))
+        return NULL;
+    if (looks_like_archive(name))
+        return "an archive: archives are not read yet (unpack it into a folder named "
+               "by the student id)";
+    return "not a folder";
+}
+
+static int by_id(const void *a, const void *b)
+{
+    return strcmp(((const submission *)a)->id, ((const submission *)b)->id);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const skipped_entry *)a)->name, ((const skipped_entry *)b)->name);
+}
+
+static void add_submission(batch *b, const char *id, char *source, int *cap)
+{
+    b->subs = grow(b->subs, b->nsubs, cap, sizeof *b->subs);
+    submission *s = &b->subs[b->nsubs++];
+    memset(s, 0, sizeof *s);
+    s->id = gr_asprintf("%s", id);
+    s->source = source;
+    s->report = gr_asprintf("%s/%s.json", b->json_dir, id);
+    s->points = xcalloc((size_t)b->lab->ntests, sizeof *s->points);
+    s->passed = xcalloc((size_t)b->lab->ntests, sizeof *s->passed);
+}
+
+/* Sorts b->dir's entries into submissions and skipped ones. */
+static int list_submissions(batch *b, lab_error *err)
+{
+    struct stat grades;
+    int cap_subs = 0, cap_skipped = 0;
+    if (stat(b->json_dir, &grades) != 0)
+        return lab_errorf(err, "%s: %s", b->json_dir, strerror(errno));
+    DIR *d = opendir(b->dir);
+    if (!d)
+        return lab_errorf(err, "%s: cannot read: %s", b->dir, strerror(errno));
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e)
+            break;
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *path = gr_asprintf("%s/%s", b->dir, e->d_name);
+        const char *why = why_skipped(e->d_name, path, &grades);
+        if (!why) {
+            add_submission(b, e->d_name, path, &cap_subs);
+            continue;
+        }
+        free(path);
+        b->skipped = grow(b->skipped, b->nskipped, &cap_skipped, sizeof *b->skipped);
+        b->skipped[b->nskipped++] = (skipped_entry){gr_asprintf("%s", e->d_name), why};
+    }
+    int read_errno = errno;
+    closedir(d);
+    if (read_errno)
+        return lab_errorf(err, "%s: cannot read: %s", b->dir, strerror(read_errno));
+    if (b->nsubs > 1)
+        qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
+    if (b->nskipped > 1)
+        qsort(b->skipped, (size_t)b->nskipped, sizeof *b->skipped, by_name);
+    return 0;
+}
+
+/* "<dir>.grades" beside dir; for "." and "..", beside the folder they name. */
+static char *default_json_dir(const char *dir, lab_error *err)
+{
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    if (*base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0)
+        return gr_asprintf("%s.grades", dir);
+    char *real = realpath(dir, NULL), *json_dir = NULL;
+    if (!real)
+        lab_errorf(err, "%s: %s", dir, strerror(errno));
+    else if (strcmp(real, "/") == 0)
+        lab_errorf(err, "no folder beside / for the reports: name one with --json-dir");
+    else
+        json_dir = gr_asprintf("%s.grades", real);
+    free(real);
+    return json_dir;
+}
+
+/*
+ * Makes work look like the build folder to gr_grade: a link to each of the
+ * build folder's entries (the suites, libfp8lab.a, ...) but grade/, and a
+ * grade/ of its own, where gr_grade makes the pristine tree.
+ */
+static int make_work(const char *build, const char *work, lab_error *err)
+{
+    if (mkdir(work, 0755) != 0)
+        return lab_errorf(err, "%s: cannot create: %s", work, strerror(errno));
+    DIR *d = opendir(build);
+    if (!d)
+        return lab_errorf(err, "%s: cannot read: %s", build, strerror(errno));
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            strcmp(e->d_name, "grade") == 0)
+            continue;
+        char *target = gr_asprintf("%s/%s", build, e->d_name);
+        char *link = gr_asprintf("%s/%s", work, e->d_name);
+        if (symlink(target, link) != 0)
+            rc = lab_errorf(err, "%s: cannot link to %s: %s", link, target, strerror(errno));
+        free(target);
+        free(link);
+    }
+    closedir(d);
+    char *grade = gr_asprintf("%s/grade", work);
+    if (rc == 0 && mkdir(grade, 0755) != 0)
+        rc = lab_errorf(err, "%s: cannot create: %s", grade, strerror(errno));
+    free(grade);
+    return rc;
+}
+
+/* ---- reports ------------------------------------------------------------------------ */
+
+static json_t *test_named(json_t *tests, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(tests, i, t) {
+        json_t *n = json_object_get(t, "name");
+        if (json_is_string(n) && strcmp(json_string_value(n), name) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+/*
+ * Reads the json report at path into s: its score, status and every test's
+ * points. Returns 0, or -1 with err set when it cannot be read, is not a
+ * report, or is one for another lab or rubric (it lacks one of the tests).
+ */
+static int read_report(const grader_lab *lab, const char *path, submission *s, lab_error *err)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    if (!root)
+        return lab_errorf(err, "%s: not JSON (line %d: %s)", path, jerr.line, jerr.text);
+    json_t *name = json_object_get(root, "lab"), *score = json_object_get(root, "score");
+    json_t *max = json_object_get(root, "max_score"), *ok = json_object_get(root, "build_ok");
+    json_t *tests = json_object_get(root, "tests"), *error = json_object_get(root, "error");
+    int rc = 0;
+    if (!json_is_string(name) || !json_is_integer(score) || !json_is_integer(max) ||
+        !json_is_boolean(ok) || !json_is_array(tests)) {
+        rc = lab_errorf(err, "%s: not a grader report (no lab, score, max_score, build_ok or "
+                             "tests)", path);
+        goto done;
+    }
+    if (strcmp(json_string_value(name), lab->name) != 0) {
+        rc = lab_errorf(err, "%s: a report on %s, not %s", path, json_string_value(name),
+                        lab->name);
+        goto done;
+    }
+    for (int i = 0; i < lab->ntests; i++) {
+        json_t *t = test_named(tests, lab->tests[i].name);
+        json_t *points = json_object_get(t, "points"), *status = json_object_get(t, "status");
+        if (!json_is_integer(points) || !json_is_string(status)) {
+            rc = lab_errorf(err, "%s: no result for %s's test %s (graded against another "
+                                 "rubric?)", path, lab->name, lab->tests[i].name);
+            goto done;
+        }
+        s->points[i] = (int)json_integer_value(points);
+        s->passed[i] = strcmp(json_string_value(status), "pass") == 0;
+    }
+    s->score = (int)json_integer_value(score);
+    s->max_score = (int)json_integer_value(max);
+    s->status = json_is_string(error) ? SUB_ERROR
+                : json_is_true(ok)    ? SUB_GRADED
+                                      : SUB_BUILD_FAILED;
+    free(s->error);
+    s->error = json_is_string(error) ? gr_asprintf("%s", json_string_value(error)) : NULL;
+done:
+    json_decref(root);
+    return rc;
+}
+
+/* Writes r as a json report to path, whole or not at all. */
+static int save_report(const gr_report *r, const char *path, int verbose, lab_error *err)
+{
+    atomic_file af;
+    if (atomic_file_open(&af, path, err) != 0)
+        return -1;
+    if (gr_write_report(af.f, r, GR_FORMAT_JSON, verbose, err) != 0) {
+        atomic_file_abort(&af);
+        return -1;
+    }
+    return atomic_file_commit(&af, err);
+}
+
+/*
+ * The report for a submission that was not graded: the json format's own
+ * (gr_write_report), with score 0 and every test "error" saying what
+ * happened, and one field more, "error", that says it again: what tells a
+ * reader that this is not a grade.
+ */
+static int save_error_report(const batch *b, const submission *s, const char *what,
+                             lab_error *err)
+{
+    const grader_lab *lab = b->lab;
+    gr_result *results = xcalloc((size_t)lab->ntests, sizeof *results);
+    char *message = gr_asprintf("not graded: %s", what), *text = NULL;
+    size_t len = 0;
+    gr_report r = {0};
+    r.lab = lab;
+    r.source = s->source;
+    r.build_ok = 1; /* unknown; "error" says the report is not a grade */
+    r.results = results;
+    r.nresults = lab->ntests;
+    r.max_score = grader_lab_points(lab);
+    r.seconds = s->seconds;
+    for (int i = 0; i < lab->ntests; i++)
+        results[i] = (gr_result){&lab->tests[i], GR_ERROR, 0, message, NULL};
+
+    /* gr_write_report writes the json format; jansson adds "error" to it. */
+    FILE *mem = open_memstream(&text, &len);
+    int written = mem && gr_write_report(mem, &r, GR_FORMAT_JSON, 0, err) == 0;
+    if (mem && fclose(mem) != 0)
+        written = 0;
+    json_t *root = written ? json_loadb(text, len, 0, NULL) : NULL;
+    json_t *why = json_string(what);
+    if (!why) { /* not UTF-8: a student id can be any bytes */
+        char *ascii = plain_text(what, 1);
+        why = json_string(ascii);
+        free(ascii);
+    }
+    int rc = 0;
+    if (json_object_set_new(root, "error", why) != 0) { /* NULL root: why is released */
+        rc = lab_errorf(err, "%s: cannot build the error report (out of memory?)", s->report);
+    } else {
+        atomic_file af;
+        rc = atomic_file_open(&af, s->report, err);
+        if (rc == 0) {
+            json_dumpf(root, af.f, JSON_INDENT(2));
+            fputc('\n', af.f);
+            rc = atomic_file_commit(&af, err);
+        }
+    }
+    json_decref(root);
+    free(text);
+    free(message);
+    free(results);
+    return rc;
+}
+
+/* Removes the temporary files (atomic_file's "<id>.json.tmp.XXXXXX") that a
+ * child killed while writing its report left. */
+static void remove_temporaries(const batch *b, const submission *s)
+{
+    char *prefix = gr_asprintf("%s.json.tmp.", s->id);
+    size_t n = strlen(prefix);
+    DIR *d = opendir(b->json_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, n) != 0 || strlen(e->d_name + n) != 6)
+            continue;
+        char *path = gr_asprintf("%s/%s", b->json_dir, e->d_name);
+        unlink(path);
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    free(prefix);
+}
+
+/* ---- progress ------------------------------------------------------------------------- */
+
+/* "[3/100] alice 87/100 (4.2 s)", on standard error. */
+static void progress(batch *b, const submission *s)
+{
+    char *id = plain_text(s->id, 0);
+    b->done++;
+    fprintf(stderr, "[%d/%d] %s ", b->done, b->nsubs, id);
+    if (s->status == SUB_ERROR) {
+        char *why = plain_text(s->error ? s->error : "", 0);
+        fprintf(stderr, "error: %s", why);
+        free(why);
+    } else {
+        fprintf(stderr, "%d/%d%s", s->score, s->max_score,
+                s->status == SUB_BUILD_FAILED ? ", did not build" : "");
+    }
+    if (s->resumed)
+        fputs(" (resumed)\n", stderr);
+    else
+        fprintf(stderr, " (%.1f s)\n", s->seconds);
+    free(id);
+}
+
+/* Marks s as not graded, for the reason what, and writes its error report. */
+static void record_error(const batch *b, submission *s, const char *what)
+{
+    lab_error err = {{0}};
+    s->status = SUB_ERROR;
+    s->score = 0;
+    s->max_score = grader_lab_points(b->lab);
+    memset(s->points, 0, (size_t)b->lab->ntests * sizeof *s->points);
+    memset(s->passed, 0, (size_t)b->lab->ntests * sizeof *s->passed);
+    free(s->error);
+    if (save_error_report(b, s, what, &err) != 0)
+        s->error = gr_asprintf("%s; and its error report could not be written: %s", what, err.msg);
+    else
+        s->error = gr_asprintf("%s", what);
+}
+
+/*
+ * Takes s's report from an earlier run, unless force, or there is none, or
+ * it cannot be used (then s is graded again, and this says why). Returns 1
+ * when it was taken.
+ */
+static int try_resume(batch *b, submission *s)
+{
+    lab_error err;
+    if (b->o->force || access(s->report, F_OK) != 0)
+        return 0;
+    if (read_report(b->lab, s->report, s, &err) != 0) {
+        char *why = plain_text(err.msg, 0);
+        fprintf(stderr, "grader: %s; grading it again\n", why);
+        free(why);
+        return 0;
+    }
+    s->resumed = 1;
+    progress(b, s);
+    return 1;
+}
+
+/* ---- the children ----------------------------------------------------------------------- */
+
+/*
+ * In the child: grades s in the work folder and writes its report. Exits 0
+ * (full marks) or 1 when the report is written, 2 when not, with what went
+ * wrong written to fd.
+ */
+static void grade_child(const batch *b, const submission *s, const char *work, int fd)
+{
+    gr_options o = {0};
+    gr_report r;
+    lab_error err;
+    o.lab = b->lab;
+    o.root = b->o->root;
+    o.build = work;
+    o.source_dir = s->source;
+    o.label = s->source;
+    o.show = b->o->show;
+    int rc = gr_grade(&o, &r, &err);
+    if (rc == 0)
+        rc = save_report(&r, s->report, b->o->verbose, &err);
+    int full = r.score == r.max_score;
+    gr_report_free(&r);
+    if (rc != 0) {
+        if (write(fd, err.msg, strlen(err.msg)) < 0)
+            _exit(3);
+        _exit(2);
+    }
+    _exit(full ? 0 : 1);
+}
+
+/* Starts grading submission sub in the free slot j. On failure s is marked
+ * as an error at once. */
+static void start_job(batch *b, job *jobs, job *j, int sub)
+{
+    submission *s = &b->subs[sub];
+    lab_error err;
+    int fds[2] = {-1, -1};
+    j->sub = sub;
+    j->start = now_s();
+    j->stopped = 0;
+    j->work = gr_asprintf("%s/%d", b->work, sub);
+    int rc = make_work(b->build, j->work, &err);
+    if (rc == 0 && pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+        rc = lab_errorf(&err, "cannot create a pipe: %s", strerror(errno));
+    pid_t pid = -1;
+    if (rc == 0) {
+        fflush(stdout);
+        fflush(stderr);
+        pid = fork();
+        if (pid == 0) {
+            close(fds[0]);
+            for (int k = 0; k < b->o->jobs; k++)
+                if (jobs[k].pid > 0)
+                    close(jobs[k].fd);
+            grade_child(b, s, j->work, fds[1]);
+        }
+        close(fds[1]);
+        if (pid < 0) {
+            rc = lab_errorf(&err, "cannot start a process: %s", strerror(errno));
+            close(fds[0]);
+        }
+    }
+    if (rc == 0) {
+        j->pid = pid;
+        j->fd = fds[0];
+        return;
+    }
+    char *what = gr_asprintf("the grader could not start on it: %s", err.msg);
+    s->seconds = now_s() - j->start;
+    record_error(b, s, what);
+    progress(b, s);
+    gr_remove_tree(j->work);
+    free(j->work);
+    j->work = NULL;
+    free(what);
+}
+
+/* The parent of process pid (a /proc entry's name), or -1. */
+static pid_t parent_of(const char *pid)
+{
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* "pid (command) state ppid ...": any command */
+    int ppid;
+    if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+        return -1;
+    return (pid_t)ppid;
+}
+
+static job *job_of(job *jobs, int njobs, pid_t pid)
+{
+    for (int k = 0; k < njobs; k++)
+        if (jobs[k].pid == pid)
+            return &jobs[k];
+    return NULL;
+}
+
+/* Kills, each with its process group, the processes the children left: as
+ * the subreaper, the parent has inherited them. A stray's own children
+ * (Check puts each test in a group of its own) come to the parent when it
+ * dies, so this looks again until it finds none. */
+static void kill_strays(job *jobs, int njobs)
+{
+    pid_t self = getpid();
+    for (int pass = 0, found = 1; found && pass < 100; pass++) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        found = 0;
+        while (d && (e = readdir(d)) != NULL) {
+            char *end;
+            long pid = strtol(e->d_name, &end, 10);
+            if (*end != '\0' || pid <= 0 || parent_of(e->d_name) != self ||
+                job_of(jobs, njobs, (pid_t)pid))
+                continue;
+            pid_t group = getpgid((pid_t)pid);
+            if (group > 0 && group != getpgrp())
+                kill(-group, SIGKILL);
+            kill((pid_t)pid, SIGKILL);
+            waitpid((pid_t)pid, NULL, 0);
+            found = 1;
+        }
+        if (d)
+            closedir(d);
+    }
+}
+
+/* Collects the child in slot j, which ended with wait status `status`. */
+static void finish_job(batch *b, job *jobs, job *j, int status)
+{
+    submission *s = &b->subs[j->sub];
+    char msg[sizeof(lab_error)];
+    lab_error err;
+    char *what = NULL;
+
+    ssize_t n = read(j->fd, msg, sizeof msg - 1);
+    msg[n > 0 ? n : 0] = '\0';
+    close(j->fd);
+    s->seconds = now_s() - j->start;
+    j->pid = 0;
+    kill_strays(jobs, b->o->jobs);
+    gr_remove_tree(j->work);
+    free(j->work);
+    j->work = NULL;
+
+    if (j->stopped)
+        what = gr_asprintf("stopped after %.0f s, the cap on one submission (--timeout)",
+                         b->cap_s);
+    else if (WIFSIGNALED(status))
+        what = gr_asprintf("the grader's process for it was killed by signal %d (%s)",
+                         WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+        what = msg[0] ? gr_asprintf("the grader failed on it: %s", msg)
+                      : gr_asprintf("the grader's process for it exited with status %d",
+                                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    else if (read_report(b->lab, s->report, s, &err) != 0)
+        what = gr_asprintf("its report could not be read back: %s", err.msg);
+    if (what) {
+        remove_temporaries(b, s);
+        record_error(b, s, what);
+        free(what);
+    } else {
+        b->graded++;
+    }
+    progress(b, s);
+}
+
+/* Grades or resumes every submission, up to o->jobs children at once. */
+static void grade_all(batch *b, job *jobs)
+{
+    int njobs = b->o->jobs, running = 0, next = 0;
+    while (next < b->nsubs || running > 0) {
+        while (next < b->nsubs && running < njobs) {
+            int sub = next++;
+            if (try_resume(b, &b->subs[sub]))
+                continue;
+            job *j = job_of(jobs, njobs, 0);
+            start_job(b, jobs, j, sub);
+            running += j->pid > 0;
+        }
+        if (running == 0)
+            continue;
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid > 0) { /* one of ours, or a stray a child left (kill_strays) */
+            job *j = job_of(jobs, njobs, pid);
+            if (j) {
+                finish_job(b, jobs, j, status);
+                running--;
+            }
+            continue;
+        }
+        if (pid < 0 && errno == ECHILD) { /* cannot happen while running > 0 */
+            for (int k = 0; k < njobs; k++)
+                if (jobs[k].pid > 0)
+                    finish_job(b, jobs, &jobs[k], W_EXITCODE(127, 0));
+            running = 0;
+            continue;
+        }
+        double now = now_s();
+        for (int k = 0; k < njobs; k++) {
+            if (jobs[k].pid > 0 && !jobs[k].stopped && now - jobs[k].start > b->cap_s) {
+                kill(jobs[k].pid, SIGKILL);
+                jobs[k].stopped = 1;
+            }
+        }
+        struct timespec pause = {0, POLL_NS};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* ---- the gradebook, the histogram, the summary ------------------------------------------ */
+
+/* A CSV field as RFC 4180 says: quoted when it holds a comma, a quote or a
+ * line break, with each quote doubled. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* student,score,max_score,status,<test>...: one row per submission, the
+ * points each test earned; CRLF line ends, as RFC 4180 has them. */
+static int write_gradebook(const batch *b, lab_error *err)
+{
+    const grader_lab *lab = b->lab;
+    atomic_file af;
+    if (atomic_file_open(&af, b->csv, err) != 0)
+        return -1;
+    fputs("student,score,max_score,status", af.f);
+    for (int i = 0; i < lab->ntests; i++) {
+        fputc(',', af.f);
+        csv_field(af.f, lab->tests[i].name);
+    }
+    fputs("\r\n", af.f);
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        csv_field(af.f, s->id);
+        fprintf(af.f, ",%d,%d,%s", s->score, s->max_score, status_names[s->status]);
+        for (int i = 0; i < lab->ntests; i++)
+            fprintf(af.f, ",%d", s->points[i]);
+        fputs("\r\n", af.f);
+    }
+    return atomic_file_commit(&af, err);
+}
+
+/*
+ * The scores' histogram as a step line (plot.h draws lines, not bars): the
+ * outline of HIST_BINS bars from 0 to full marks, the last one holding full
+ * marks too. Writes <json_dir>/scores.{dat,gp,png} and says so.
+ */
+static void draw_histogram(const batch *b, const int *scores, int n, int max)
+{
+    if (n == 0 || max <= 0) {
+        printf("Histogram: none (no scores)\n");
+        return;
+    }
+    int nbins = max < HIST_BINS ? max : HIST_BINS, count[HIST_BINS] = {0};
+    double width = (double)max / nbins, x[2 * HIST_BINS + 2], y[2 * HIST_BINS + 2];
+    for (int i = 0; i < n; i++) {
+        int k = (int)floor(scores[i] / width);
+        count[k < 0 ? 0 : k >= nbins ? nbins - 1 : k]++;
+    }
+    /* Up the left edge of each bar, across its top; down after the last. */
+    int m = 0;
+    for (int k = 0; k <= nbins; k++) {
+        x[m] = k * width;
+        y[m++] = k == 0 ? 0 : count[k - 1];
+        x[m] = k * width;
+        y[m++] = k == nbins ? 0 : count[k];
+    }
+
+    char *stem = gr_asprintf("%s/scores", b->json_dir);
+    char *title = gr_asprintf("%s: the scores of %d submissions", b->lab->name, n);
+    char *xlabel = gr_asprintf("score (points of %d, in bins of %g)", max, width);
+    lab_error err;
+    plot *p = plot_new(stem, title, xlabel, "submissions", &err);
+    int rc = p ? 0 : -1;
+    if (rc == 0)
+        rc = plot_add_series(p, NULL, x, y, (size_t)m, &err);
+    if (rc == 0)
+        rc = plot_set_xrange(p, 0, max, &err);
+    int highest = 0;
+    for (int k = 0; k < nbins; k++)
+        highest = count[k] > highest ? count[k] : highest;
+    if (rc == 0) /* room above the highest bar, whose top would be the frame */
+        rc = plot_set_yrange(p, 0, highest + 1, &err);
+    if (rc == 0)
+        rc = plot_render(p, NULL, &err);
+    if (rc == 0)
+        printf("Histogram: %s.png (and .gp, .dat)\n", stem);
+    else if (rc == PLOT_NO_GNUPLOT)
+        printf("Histogram: not drawn, gnuplot is missing (make deps installs it); then\n"
+               "           gnuplot %s.gp draws it from %s.dat\n", stem, stem);
+    else
+        printf("Histogram: not drawn: %s\n", err.msg);
+    plot_free(p);
+    free(stem);
+    free(title);
+    free(xlabel);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The id column's width in the summary's lists. */
+static int id_width(const batch *b)
+{
+    int w = 0;
+    for (int k = 0; k < b->nsubs; k++)
+        if (b->subs[k].status == SUB_ERROR && (int)strlen(b->subs[k].id) > w)
+            w = (int)strlen(b->subs[k].id);
+    for (int k = 0; k < b->nskipped; k++)
+        if ((int)strlen(b->skipped[k].name) > w)
+            w = (int)strlen(b->skipped[k].name);
+    return w < ID_WIDTH_MAX ? w : ID_WIDTH_MAX;
+}
+
+/* The tests most often not passed by the submissions that built. */
+static void print_most_failed(const batch *b)
+{
+    const grader_lab *lab = b->lab;
+    int *failed = xcalloc((size_t)lab->ntests, sizeof *failed), built = 0, name_w = 0;
+    for (int k = 0; k < b->nsubs; k++) {
+        if (b->subs[k].status != SUB_GRADED)
+            continue;
+        built++;
+        for (int i = 0; i < lab->ntests; i++)
+            failed[i] += !b->subs[k].passed[i];
+    }
+    for (int i = 0; i < lab->ntests; i++)
+        if (failed[i] > 0 && (int)strlen(lab->tests[i].name) > name_w)
+            name_w = (int)strlen(lab->tests[i].name);
+    printf("\nMost failed tests (submissions that did not pass each, of the %d that "
+           "built):\n", built);
+    int shown = 0;
+    for (; shown < TOP_FAILED; shown++) {
+        int top = -1; /* the most failed not shown yet; ties in rubric order */
+        for (int i = 0; i < lab->ntests; i++)
+            if (failed[i] > 0 && (top < 0 || failed[i] > failed[top]))
+                top = i;
+        if (top < 0)
+            break;
+        printf("  %-*s  %3d  %s\n", name_w, lab->tests[top].name, failed[top],
+               lab->tests[top].title ? lab->tests[top].title : "");
+        failed[top] = 0;
+    }
+    if (shown == 0)
+        printf("  none: every one that built passed every test\n");
+    free(failed);
+}
+
+static void print_summary(const batch *b, const char *gradebook_error)
+{
+    int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0;
+    int max = grader_lab_points(b->lab), w = id_width(b);
+    int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
+    double sum = 0;
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        resumed += s->resumed;
+        errors += s->status == SUB_ERROR;
+        resumed_errors += s->status == SUB_ERROR && s->resumed;
+        build_failed += s->status == SUB_BUILD_FAILED;
+        if (s->status != SUB_ERROR) {
+            scores[n++] = s->score;
+            sum += s->score;
+        }
+    }
+    printf("\n%s (%s): %d submissions in %s\n", b->lab->name,
+           b->lab->title ? b->lab->title : "", b->nsubs, b->dir);
+    printf("  %-9s %6d  this run\n", "graded", b->graded);
+    printf("  %-9s %6d  from the reports of an earlier run\n", "resumed", resumed);
+    printf("  %-9s %6d  not graded", "errors", errors);
+    if (resumed_errors > 0)
+        printf(" (%d of them resumed: --force grades again)", resumed_errors);
+    printf("\n  %-9s %6d  not submissions\n", "skipped", b->nskipped);
+    printf("  %-9s %6d  did not build, or a file was missing (score 0)\n", "no build",
+           build_failed);
+    if (n > 0) {
+        qsort(scores, (size_t)n, sizeof *scores, by_value);
+        double median = n % 2 ? scores[n / 2] : 0.5 * (scores[n / 2 - 1] + scores[n / 2]);
+        printf("  %-9s %6.1f  of %d, over the %d with a score (errors left out)\n", "mean",
+               sum / n, max, n);
+        printf("  %-9s %6.1f  of %d\n", "median", median, max);
+    }
+    if (b->nskipped > 0) {
+        printf("\nSkipped:\n");
+        for (int k = 0; k < b->nskipped; k++) {
+            char *name = plain_text(b->skipped[k].name, 0);
+            printf("  %-*s  %s\n", w, name, b->skipped[k].why);
+            free(name);
+        }
+    }
+    if (errors > 0) {
+        printf("\nErrors (the report says what happened):\n");
+        for (int k = 0; k < b->nsubs; k++) {
+            if (b->subs[k].status != SUB_ERROR)
+                continue;
+            char *id = plain_text(b->subs[k].id, 0), *why = plain_text(b->subs[k].error, 0);
+            printf("  %-*s  %s\n", w, id, why);
+            free(id);
+            free(why);
+        }
+    }
+    print_most_failed(b);
+    putchar('\n');
+    if (gradebook_error)
+        printf("Gradebook: not written: %s\n", gradebook_error);
+    else
+        printf("Gradebook: %s\n", b->csv);
+    printf("Reports:   %s/<id>.json\n", b->json_dir);
+    draw_histogram(b, scores, n, max);
+    free(scores);
+}
+
+/* ---- the whole run ------------------------------------------------------------------------ */
+
+double gr_batch_default_cap(const grader_lab *lab)
+{
+    double m = timeout_multiplier(), sum = 0;
+    for (int i = 0; i < lab->ntests; i++)
+        sum += fmax(m * lab->tests[i].timeout_s, CAP_MIN_LIMIT);
+    return CAP_PER_LIMIT * sum + CAP_BUILD_S;
+}
+
+/* Everything that must hold before the first child starts. */
+static int set_up(batch *b, lab_error *err)
+{
+    const gr_batch_options *o = b->o;
+    size_t len = strlen(o->dir);
+    while (len > 1 && o->dir[len - 1] == '/')
+        len--;
+    b->dir = gr_asprintf("%.*s", (int)len, o->dir);
+    if (!is_dir(b->dir))
+        return lab_errorf(err, "%s: no such folder", o->dir);
+    b->json_dir = o->json_dir ? gr_asprintf("%s", o->json_dir) : default_json_dir(b->dir, err);
+    if (!b->json_dir || make_dirs(b->json_dir, err) != 0)
+        return -1;
+    b->csv = o->csv ? gr_asprintf("%s", o->csv) : gr_asprintf("%s/grades.csv", b->json_dir);
+    char *slash = strrchr(b->csv, '/');
+    char *csv_dir = slash ? gr_asprintf("%.*s", (int)(slash - b->csv), b->csv) : NULL;
+    int csv_ok = !csv_dir || !*csv_dir || is_dir(csv_dir);
+    free(csv_dir);
+    if (!csv_ok)
+        return lab_errorf(err, "%s: the gradebook's folder does not exist", b->csv);
+    b->cap_s = o->timeout_s > 0 ? o->timeout_s : gr_batch_default_cap(b->lab);
+
+    /* A golden that does not match would fail every submission alike. */
+    char *data = gr_asprintf("%s/data", o->root), *golden = gr_asprintf("golden/%s", b->lab->name);
+    int verified = gr_verify_goldens(data, golden, err);
+    free(data);
+    free(golden);
+    if (verified != 0)
+        return -1;
+
+    if (!(b->build = realpath(o->build, NULL)))
+        return lab_errorf(err, "%s: the build folder: %s (make grader builds it)", o->build,
+                          strerror(errno));
+    if (list_submissions(b, err) != 0)
+        return -1;
+    char *grade = gr_asprintf("%s/grade", b->build);
+    int made = mkdir(grade, 0755) == 0 || errno == EEXIST;
+    b->work = gr_asprintf("%s/batch.XXXXXX", grade);
+    free(grade);
+    if (!made || !mkdtemp(b->work))
+        return lab_errorf(err, "%s: cannot create: %s", b->work, strerror(errno));
+    return 0;
+}
+
+static void free_batch(batch *b)
+{
+    for (int k = 0; k < b->nsubs; k++) {
+        submission *s = &b->subs[k];
+        free(s->id);
+        free(s->source);
+        free(s->report);
+        free(s->points);
+        free(s->passed);
+        free(s->error);
+    }
+    for (int k = 0; k < b->nskipped; k++)
+        free(b->skipped[k].name);
+    free(b->subs);
+    free(b->skipped);
+    free(b->dir);
+    free(b->json_dir);
+    free(b->csv);
+    free(b->build);
+    free(b->work);
+}
+
+int gr_batch(const gr_batch_options *o, lab_error *err)
+{
+    batch b = {0};
+    b.o = o;
+    b.lab = o->lab;
+    if (o->jobs < 1) {
+        lab_errorf(err, "-j %d: at least one submission at a time", o->jobs);
+        return -1;
+    }
+    if (set_up(&b, err) != 0) { /* the work folder is its last step: none was made */
+        free_batch(&b);
+        return -1;
+    }
+    if (b.nskipped > 0)
+        fprintf(stderr, "grader: in %s, not submissions: %d (listed at the end)\n", b.dir,
+                b.nskipped);
+
+    job *jobs = xcalloc((size_t)o->jobs, sizeof *jobs);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    grade_all(&b, jobs);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    while (waitpid(-1, NULL, WNOHANG) > 0) /* strays killed but not yet collected */
+        ;
+    free(jobs);
+    gr_remove_tree(b.work);
+
+    lab_error book_err;
+    int book = write_gradebook(&b, &book_err);
+    print_summary(&b, book == 0 ? NULL : book_err.msg);
+    int errors = 0;
+    for (int k = 0; k < b.nsubs; k++)
+        errors += b.subs[k].status == SUB_ERROR;
+    free_batch(&b);
+    if (book != 0) {
+        lab_errorf(err, "the gradebook: %s", book_err.msg);
+        return -1;
+    }
+    return errors > 0 ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * batch.h - grading a folder of submissions at once: ./grader --batch DIR LAB.
+ *
+ * DIR holds one folder per student, named by the student's id. Each folder
+ * is graded by gr_grade (only the lab's student files are taken from it) in
+ * a child process of its own, at most `jobs` at once, and the child writes
+ * the json report (report.h) to <json_dir>/<id>.json, atomically. No result
+ * is lost: when a child dies or runs past its time cap, the parent kills it
+ * and whatever it started, and writes an error report in its place (score 0,
+ * every test "error", and one field more than the json format has, "error":
+ * what happened). A submission whose report is already there is read back,
+ * not graded again (unless force), so an interrupted run resumes.
+ *
+ * At the end: the gradebook, a CSV with one row per student (RFC 4180),
+ * written atomically; a histogram of the scores (gnuplot: scores.png, .gp
+ * and .dat in json_dir); and a summary on standard output. Standard error
+ * gets one progress line per submission as it finishes.
+ *
+ * Not for: grading one submission (grade.h), the report formats (report.h)
+ * or the command line (grader.c). Archives (.zip, .tar.gz) are not unpacked:
+ * they are listed as skipped.
+ */
+#ifndef FP8LAB_BATCH_H
+#define FP8LAB_BATCH_H
+
+#include "error.h"
+#include "rubric.h"
+
+typedef struct gr_batch_options {
+    const grader_lab *lab;
+    const char *root;      /* the course's top folder (gr_options.root) */
+    const char *build;     /* the build folder (gr_options.build) */
+    const char *dir;       /* the submissions: one folder per student id */
+    const char *json_dir;  /* the reports; NULL: "<dir>.grades" beside dir */
+    const char *csv;       /* the gradebook; NULL: "<json_dir>/grades.csv" */
+    int jobs;              /* submissions graded at once, >= 1 */
+    int force;             /* grade again those that already have a report */
+    double timeout_s;      /* wall-clock cap per submission; 0: gr_batch_default_cap */
+    int show;              /* mismatches listed per failure (gr_options.show) */
+    int verbose;           /* reports keep each failing test's output */
+} gr_batch_options;
+
+/*
+ * Grades every submission in b->dir. Returns 0 when each one was graded
+ * (whatever its score), 1 when any ended in error (this run or, resumed, an
+ * earlier one), and -1 with err set on a setup error: a folder that cannot
+ * be read or created, goldens that do not match data/MANIFEST, a gradebook
+ * that cannot be written.
+ */
+int gr_batch(const gr_batch_options *b, lab_error *err);
+
+/* The cap on one submission's wall-clock time, in seconds: 10 x the sum of
+ * the lab's test time limits (each scaled by CK_TIMEOUT_MULTIPLIER, and at
+ * least 1 s) + 120 s for the build. */
+double gr_batch_default_cap(const grader_lab *lab);
+
+#endif

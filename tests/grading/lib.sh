@@ -1,0 +1,35 @@
+# lib.sh - what the grader's shell tests share: counting checks, comparing,
+# and building a hostile lab0 submission. Sourced (`. tests/grading/lib.sh`)
+# from the top of the course, after ROOT and TMP are set.
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+expect_eq() { # what got want
+    if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi
+}
+expect_match() { # what text extended-regex
+    if printf '%s' "$2" | grep -Eq -- "$3"; then ok; else
+        bad "$1: no match for /$3/ in:"
+        printf '%s\n' "$2" | head -n 20 | sed 's/^/    /'
+    fi
+}
+
+# hostile_into FILE NAME: FILE becomes the lab0 solution with the functions
+# of tests/grading/hostile/NAME.c swapped in for its own (renamed
+# solution_decode, solution_encode, solution_format_limits, which the
+# fragment may call).
+hostile_into() {
+    frag=$ROOT/tests/grading/hostile/$2.c
+    {
+        for f in lab0_decode lab0_encode lab0_format_limits; do
+            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#define $f solution_${f#lab0_}"
+        done
+        cat "$ROOT/solutions/lab0/lab0.c"
+        for f in lab0_decode lab0_encode lab0_format_limits; do
+            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#undef $f"
+        done
+        echo "#include <stdint.h>"
+        cat "$frag"
+    } >"$1"
+}

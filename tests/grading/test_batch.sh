@@ -1,0 +1,268 @@
+#!/bin/sh
+# test_batch.sh - ./grader --batch, on lab0:
+#   - a folder of six submissions graded two at a time: the solution (full
+#     marks), the skeleton (near 0), a segfault in one function (85, as in
+#     test_grader.sh), a syntax error and a folder without lab0.c (0, status
+#     build_failed), and a student id with a comma and a space (quoted in the
+#     CSV); a plain file, an archive and a hidden folder are skipped, each
+#     with its reason;
+#   - one JSON report per submission, the CSV gradebook (header, rows sorted
+#     by id, each test's points), the summary's counts, mean and median, and
+#     the histogram's files;
+#   - a second run resumes (no report is written again), --force regrades;
+#   - a submission that hangs past --timeout, one whose grading process is
+#     killed, and one whose report cannot be written each end in an error
+#     (status error, score 0, exit 1; an error report where one can be
+#     written), and the other submissions keep their results; nothing is
+#     left running;
+#   - usage errors exit 2.
+#
+#   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/grading/test_batch.sh
+# Run from the top of the course. Exit status 0 when every check passes.
+
+set -u
+ROOT=$(pwd)
+GRADER=${GRADER:-build/bin/grader}
+case $GRADER in /*) ;; *) GRADER=$ROOT/$GRADER ;; esac
+BUILD=${FP8LAB_BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+. "$ROOT/tests/grading/lib.sh"
+
+# hostile DIR NAME: DIR/lab0.c is the solution with the fragment's functions
+# swapped in (lib.sh).
+hostile() {
+    mkdir -p "$1"
+    hostile_into "$1/lab0.c" "$2"
+}
+
+# batch NAME ARGS...: runs the grader, its stdout into $TMP/NAME.out, its
+# stderr into $TMP/NAME.err, its exit status into $TMP/NAME.rc.
+batch() {
+    name=$1
+    shift
+    "$GRADER" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    echo $? >"$TMP/$name.rc"
+}
+rc_of() { cat "$TMP/$1.rc"; }
+# The gradebook without its CR line ends.
+csv() { tr -d '\r' <"$1"; }
+# A gradebook row's field (1 student, 2 score, 4 status), for an id without a comma.
+field() { csv "$1" | awk -F, -v id="$2" -v n="$3" '$1 == id { print $n }'; }
+# The summary line for a count: "  graded   6  this run" -> 6.
+count_of() { sed -n "s/^  $2  *\([0-9.]*\) .*/\1/p" "$TMP/$1.out"; }
+# The command lines of running processes that grade in a batch work folder.
+runners() {
+    for f in /proc/[0-9]*/cmdline; do
+        tr '\0' ' ' <"$f" 2>/dev/null | grep "/grade/batch[.]" && echo
+    done
+}
+
+# ---- six submissions, a file and an archive --------------------------------------
+
+SUBS=$TMP/submissions
+mkdir -p "$SUBS/good" "$SUBS/skel" "$SUBS/empty" "$SUBS/weird, id"
+cp solutions/lab0/lab0.c "$SUBS/good/"
+cp labs/lab0/lab0.c "$SUBS/skel/"
+cp solutions/lab0/lab0.c "$SUBS/weird, id/"
+hostile "$SUBS/crash" segfault
+hostile "$SUBS/broken" syntax_error
+echo "graded by hand" >"$SUBS/notes.txt"
+printf 'PK\003\004' >"$SUBS/a.zip"
+mkdir -p "$SUBS/.git"
+cp solutions/lab0/lab0.c "$SUBS/.git/"
+# Not a student's: the grader's own files beside them are not graded either.
+echo "#error not the student's" >"$SUBS/good/lab0.h"
+ls_before=$(ls "$BUILD/grade" 2>/dev/null | grep '^batch\.' | sort | tr '\n' ' ')
+
+batch first --batch "$SUBS/" lab0 -j 2
+GRADES=$TMP/submissions.grades
+expect_eq "batch: exit status" "$(rc_of first)" 0
+for id in good skel crash broken empty "weird, id"; do
+    [ -f "$GRADES/$id.json" ] && ok || bad "batch: no report $GRADES/$id.json"
+    jq -e '.lab == "lab0" and (.tests | length) == 11 and (has("error") | not)' \
+        "$GRADES/$id.json" >/dev/null 2>&1 && ok || bad "batch: $id.json is not a lab0 report"
+done
+expect_eq "batch: no report for what is not a folder" \
+    "$(ls "$GRADES" | grep -c -e notes -e '^a\.zip')" 0
+expect_eq "batch: progress lines" "$(grep -c '^\[[1-6]/6\] ' "$TMP/first.err")" 6
+expect_match "batch: a progress line" "$(cat "$TMP/first.err")" \
+    "^\[[1-6]/6\] good 100/100 \([0-9]+\.[0-9] s\)$"
+
+# The gradebook: sorted by id, each test's points, RFC 4180 quoting.
+BOOK=$GRADES/grades.csv
+expect_eq "gradebook: header" "$(csv "$BOOK" | head -n 1)" \
+    "student,score,max_score,status,decode_e4m3,decode_e5m2,encode_exact,encode_rne,encode_subnormal,encode_saturate,encode_overflow_nosat,encode_nan,encode_random,limits,rel_error_bound"
+expect_eq "gradebook: rows" "$(csv "$BOOK" | sed 1d | wc -l | tr -d ' ')" 6
+expect_eq "gradebook: CRLF line ends" "$(grep -c "$(printf '\r')\$" "$BOOK")" 7
+expect_eq "gradebook: sorted by id" "$(csv "$BOOK" | sed 1d | cut -d, -f1 | tr '\n' ' ')" \
+    'broken crash empty good skel "weird '
+expect_eq "good: row" "$(csv "$BOOK" | grep '^good,')" "good,100,100,graded,10,10,10,10,10,10,10,5,10,10,5"
+expect_eq "crash: score" "$(field "$BOOK" crash 2)" 85
+expect_eq "crash: limits and rel_error_bound lost" \
+    "$(csv "$BOOK" | grep '^crash,' | cut -d, -f14,15)" "0,0"
+expect_eq "crash: status" "$(field "$BOOK" crash 4)" graded
+expect_eq "crash: the report says it crashed" \
+    "$(jq -r '.tests[] | select(.name == "limits") | .status' "$GRADES/crash.json")" error
+skel=$(field "$BOOK" skel 2)
+[ "${skel:-99}" -le 10 ] && ok || bad "skel: score '$skel', want at most 10"
+expect_eq "broken: score and status" "$(field "$BOOK" broken 2),$(field "$BOOK" broken 4)" \
+    "0,build_failed"
+expect_match "broken: the compiler's message" "$(jq -r .build_log "$GRADES/broken.json")" \
+    "lab0\\.c:[0-9]+:[0-9]+: error"
+# A folder without lab0.c is the submission's failure, as gr_grade reports
+# it (build_ok false, the missing file in the build log), not the grader's.
+expect_eq "empty: score and status" "$(field "$BOOK" empty 2),$(field "$BOOK" empty 4)" \
+    "0,build_failed"
+expect_match "empty: says what is missing" "$(jq -r .build_log "$GRADES/empty.json")" \
+    "lab0\\.c: not found"
+expect_eq "weird, id: quoted" "$(csv "$BOOK" | grep '^"weird, id",' | cut -d, -f3-5)" \
+    "100,100,graded"
+
+# The summary, against the gradebook.
+expect_eq "summary: graded" "$(count_of first graded)" 6
+expect_eq "summary: resumed" "$(count_of first resumed)" 0
+expect_eq "summary: errors" "$(count_of first errors)" 0
+expect_eq "summary: skipped" "$(count_of first skipped)" 3
+expect_eq "summary: did not build" "$(count_of first 'no build')" 2
+want=$(csv "$BOOK" | sed 1d | awk -F, '{ s += $(NF - 13) } END { printf "%.1f", s / NR }')
+expect_eq "summary: mean" "$(count_of first mean)" "$want"
+want=$(csv "$BOOK" | sed 1d | awk -F, '{ print $(NF - 13) }' | sort -n |
+    awk '{ v[NR] = $1 } END { printf "%.1f", (v[3] + v[4]) / 2 }')
+expect_eq "summary: median" "$(count_of first median)" "$want"
+out=$(cat "$TMP/first.out")
+expect_match "summary: the archive, and why" "$out" "^  a\\.zip +.*archives are not read yet"
+expect_match "summary: the file, and why" "$out" "^  notes\\.txt +not a folder"
+expect_match "summary: the hidden folder, and why" "$out" "^  \\.git +hidden"
+expect_match "summary: the most failed test" "$out" "^  limits +2 "
+expect_match "summary: the gradebook" "$out" "^Gradebook: .*submissions\\.grades/grades\\.csv"
+for f in scores.dat scores.gp; do
+    [ -s "$GRADES/$f" ] && ok || bad "histogram: no $f"
+done
+if command -v gnuplot >/dev/null 2>&1; then
+    [ -s "$GRADES/scores.png" ] && ok || bad "histogram: no scores.png"
+else
+    expect_match "histogram: gnuplot missing" "$out" "^Histogram: not drawn, gnuplot is missing"
+fi
+expect_eq "no work folder left in $BUILD/grade" \
+    "$(ls "$BUILD/grade" 2>/dev/null | grep '^batch\.' | sort | tr '\n' ' ')" "$ls_before"
+
+# ---- resume, and --force ---------------------------------------------------------------
+
+cp "$BOOK" "$TMP/first.csv"
+touch "$TMP/stamp"
+sleep 1 # so that a report written again would be newer than the stamp
+batch resume --batch "$SUBS" lab0 -j 2
+expect_eq "resume: exit status" "$(rc_of resume)" 0
+expect_eq "resume: every one resumed" "$(grep -c '^\[[1-6]/6\] .* (resumed)$' "$TMP/resume.err")" 6
+expect_eq "resume: no report written again" "$(find "$GRADES" -name '*.json' -newer "$TMP/stamp" | wc -l | tr -d ' ')" 0
+expect_eq "resume: summary" "$(count_of resume graded),$(count_of resume resumed)" "0,6"
+expect_eq "resume: the same gradebook" "$(cat "$BOOK")" "$(cat "$TMP/first.csv")"
+
+# A report that is not one is graded again, with a word on why.
+echo '{"lab": "lab0"}' >"$GRADES/good.json"
+batch damaged --batch "$SUBS" lab0 -j 2
+expect_match "damaged report: says so" "$(cat "$TMP/damaged.err")" \
+    "good\\.json: not a grader report.*grading it again"
+expect_eq "damaged report: graded again" "$(jq -r .score "$GRADES/good.json")" 100
+expect_eq "damaged report: summary" "$(count_of damaged graded),$(count_of damaged resumed)" "1,5"
+
+touch "$TMP/stamp"
+sleep 1
+batch force --batch "$SUBS" lab0 -j 2 --force --csv "$TMP/book.csv"
+expect_eq "--force: exit status" "$(rc_of force)" 0
+expect_eq "--force: nothing resumed" "$(grep -c '(resumed)' "$TMP/force.err")" 0
+expect_eq "--force: every report written again" \
+    "$(find "$GRADES" -name '*.json' -newer "$TMP/stamp" | wc -l | tr -d ' ')" 6
+expect_eq "--csv: the same grades" "$(csv "$TMP/book.csv" | cut -d, -f1-4)" \
+    "$(csv "$TMP/first.csv" | cut -d, -f1-4)"
+
+# ---- a submission that is not graded ---------------------------------------------------
+
+# lab0_format_limits never returns: limits and rel_error_bound each run to
+# their 5 s limit, so grading takes 10 s or more; --timeout 6 stops it.
+HANG=$TMP/hang
+mkdir -p "$HANG/good"
+cp solutions/lab0/lab0.c "$HANG/good/"
+hostile "$HANG/stuck" loop
+CK_TIMEOUT_MULTIPLIER=1 batch hang --batch "$HANG" lab0 -j 2 --timeout 6 --json-dir "$TMP/hang-reports"
+expect_eq "--timeout: exit status" "$(rc_of hang)" 1
+expect_eq "--timeout: the others keep their result" "$(jq -r .score "$TMP/hang-reports/good.json")" 100
+expect_eq "--timeout: an error report" \
+    "$(jq -r '[.score, ([.tests[] | .status] | unique | join(","))] | join(" ")' "$TMP/hang-reports/stuck.json")" \
+    "0 error"
+expect_match "--timeout: says what happened" "$(jq -r .error "$TMP/hang-reports/stuck.json")" \
+    "stopped after 6 s"
+expect_eq "--timeout: gradebook" "$(field "$TMP/hang-reports/grades.csv" stuck 4)" error
+expect_eq "--timeout: summary" "$(count_of hang errors)" 1
+expect_match "--timeout: progress" "$(cat "$TMP/hang.err")" "^\[[12]/2\] stuck error: stopped after 6 s"
+expect_eq "--timeout: nothing left running" "$(runners)" ""
+batch hang_resume --batch "$HANG" lab0 --json-dir "$TMP/hang-reports"
+expect_eq "an error, resumed: exit status" "$(rc_of hang_resume)" 1
+expect_match "an error, resumed: summary" "$(cat "$TMP/hang_resume.out")" \
+    "errors +1 +not graded \\(1 of them resumed: --force grades again\\)"
+
+# A report that cannot be written (an id of 250 characters: the temporary
+# file beside <id>.json would pass the 255 a file name may have): the child
+# says why and exits 2, and the gradebook still has the row.
+LONG=$TMP/long
+long_id=$(printf '%0250d' 0)
+mkdir -p "$LONG/$long_id" "$LONG/good"
+cp solutions/lab0/lab0.c "$LONG/$long_id/"
+cp solutions/lab0/lab0.c "$LONG/good/"
+batch long --batch "$LONG" lab0 -j 2
+expect_eq "report not written: exit status" "$(rc_of long)" 1
+expect_eq "report not written: the gradebook" \
+    "$(field "$LONG.grades/grades.csv" "$long_id" 4),$(field "$LONG.grades/grades.csv" good 2)" \
+    "error,100"
+expect_match "report not written: says why" "$(cat "$TMP/long.err")" \
+    "error: the grader failed on it: .*cannot create temporary file"
+
+# The process grading a submission is killed (as if the grader had crashed
+# on it): its error report says so.
+rm -rf "$TMP/hang-reports" "$HANG/good"
+CK_TIMEOUT_MULTIPLIER=1 "$GRADER" --batch "$HANG" lab0 --json-dir "$TMP/hang-reports" \
+    >"$TMP/killed.out" 2>"$TMP/killed.err" &
+parent=$!
+child=""
+for i in $(seq 1 100); do
+    for f in /proc/[0-9]*/stat; do
+        set -- $(sed 's/.*) //' "$f" 2>/dev/null) # state ppid ...
+        [ "${2:-}" = "$parent" ] || continue
+        pid=${f#/proc/}
+        pid=${pid%/stat}
+        tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--batch" && child=$pid
+    done
+    [ -n "$child" ] && break
+    sleep 0.1
+done
+if [ -n "$child" ]; then
+    sleep 1 # well into the 10 s that stuck takes
+    kill -KILL "$child"
+    ok
+else
+    bad "killed child: no grading process found"
+fi
+wait "$parent"
+expect_eq "killed child: exit status" "$?" 1
+expect_match "killed child: the error report says so" \
+    "$(jq -r .error "$TMP/hang-reports/stuck.json")" "killed by signal 9"
+expect_eq "killed child: nothing left running" "$(runners)" ""
+expect_eq "no work folder left in $BUILD/grade" \
+    "$(ls "$BUILD/grade" 2>/dev/null | grep '^batch\.' | sort | tr '\n' ' ')" "$ls_before"
+
+# ---- usage errors ----------------------------------------------------------------------
+
+for args in "--batch $TMP/nowhere lab0" "--batch $SUBS lab0 -j 0" "--batch $SUBS lab0 -j x" \
+    "--batch $SUBS lab0 --timeout 0" "--batch $SUBS lab0 --solution" \
+    "--batch $SUBS lab0 --test limits" "--batch $SUBS lab0 --format tap" "lab0 -j 2" \
+    "lab0 --force" "--batch $SUBS lab9" "--batch $SUBS lab0 --csv $TMP/nowhere/book.csv"; do
+    # shellcheck disable=SC2086
+    "$GRADER" $args >/dev/null 2>"$TMP/usage.err"
+    expect_eq "usage error '$args': exit status" "$?" 2
+    [ -s "$TMP/usage.err" ] && ok || bad "usage error '$args': no message"
+done
+
+echo "test_batch: $passed passed, $failed failed"
+[ "$failed" = 0 ]
