@@ -15,9 +15,7 @@
  *
  * Not for: the demos themselves (tests/labN/test_demo.sh runs them).
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "demo.h"
 
 #define PROG "lab9"
@@ -37,15 +36,6 @@ static char tmp[PATH_SIZE]; /* a fresh folder for each test */
 static char *saved_gnuplot;  /* $GNUPLOT before the test, or NULL */
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static int remove_entry(const char *path, const struct stat *st, int flag,
-                        struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
 
 static void setup(void)
 {
@@ -64,7 +54,7 @@ static void teardown(void)
     else
         unsetenv("GNUPLOT");
     free(saved_gnuplot);
-    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    scratch_remove(tmp);
 }
 
 /* tmp/name, in a static buffer (one of four, used in turn). */

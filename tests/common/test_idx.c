@@ -20,7 +20,6 @@
  * Not for: checking what the labs do with the data.
  */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "scratch.h"
 #include "idx.h"
 
 #ifndef FASHION_MNIST_DIR
@@ -45,32 +45,6 @@
 static char root[512]; /* made by main */
 static char dir[768];  /* made for each test, inside root */
 
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    DIR *d;
-    struct dirent *e;
-    char child[1024];
-
-    if (lstat(path, &st) != 0)
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlink(path);
-        return;
-    }
-    d = opendir(path);
-    if (d) {
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 static void setup(void)
 {
     snprintf(dir, sizeof dir, "%s/t.XXXXXX", root);
@@ -79,7 +53,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    remove_tree(dir);
+    scratch_remove(dir);
 }
 
 /* The path of name inside the scratch directory, in buf. */
@@ -819,7 +793,7 @@ int main(void)
     srunner_run_all(sr, CK_ENV);  /* CK_VERBOSITY=verbose lists every test */
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    remove_tree(root);
+    scratch_remove(root);
     if (failed != 0)
         return 1;
     if (!with_dataset) {

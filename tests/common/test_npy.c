@@ -24,39 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "npy.h"
 
 /* ---- scratch directory and file helpers ------------------------------------ */
 
 static char root[512]; /* made by main */
 static char dir[768];  /* made for each test, inside root */
-
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    DIR *d;
-    struct dirent *e;
-    char child[1024];
-
-    if (lstat(path, &st) != 0)
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlink(path);
-        return;
-    }
-    chmod(path, 0700);
-    d = opendir(path);
-    if (d) {
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            remove_tree(child);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
 
 static void setup(void)
 {
@@ -66,7 +40,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    remove_tree(dir);
+    scratch_remove(dir);
 }
 
 /* The path of name inside the scratch directory, in buf. */
@@ -1029,6 +1003,6 @@ int main(void)
     srunner_run_all(sr, CK_ENV);  /* CK_VERBOSITY=verbose lists every test */
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    remove_tree(root);
+    scratch_remove(root);
     return failed == 0 ? 0 : 1;
 }

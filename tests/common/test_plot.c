@@ -19,11 +19,9 @@
  * Not for: judging how a plot looks (that is for a person, once); the tests
  * check that an image is drawn and what the text files say.
  */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
 #include <ctype.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "plot.h"
 
 #define PATH_SIZE 4096
@@ -57,15 +56,6 @@ static void restore_env(const char *name, char *value)
     free(value);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-                        struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void setup(void)
 {
     const char *base = getenv("TMPDIR");
@@ -82,7 +72,7 @@ static void teardown(void)
     ck_assert_int_eq(chdir(saved_cwd), 0);
     restore_env("GNUPLOT", saved_gnuplot);
     restore_env("PATH", saved_path);
-    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    scratch_remove(tmp);
 }
 
 /* tmp/name, in a static buffer (one of four, used in turn). */
