@@ -91,7 +91,7 @@ MANIFEST := $(BUILD)/tests/manifest
 
 # The labs the grader grades: each has labs/<lab>/{<lab>.h,<lab>.c,main.c},
 # solutions/<lab>/<lab>.c and grading/<lab>_{rubric,suite,goldens}.c.
-LABS := lab0 lab1 lab3 lab4
+LABS := lab0 lab1 lab2 lab3 lab4
 
 # Student code is built with warnings shown but not fatal; `make test` checks
 # that the skeletons and solutions build with -Werror.
@@ -116,7 +116,7 @@ SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab))
 
 .SECONDARY:
 
-.PHONY: all lib tools grader solutions goldens plots fashion-subset test bench deps deps-build deps-test \
+.PHONY: all lib tools grader solutions goldens plots fashion-subset captures test bench deps deps-build deps-test \
         help clean cuda-status $(LABS)
 
 all: lib tools grader cuda-status
@@ -135,6 +135,7 @@ help:
 	@echo "  make plots       run every lab's demo (from solutions/), plots in $(BUILD)/plots/labN"
 	@echo "  make goldens     remake data/golden/ from the solutions, and data/MANIFEST (instructors)"
 	@echo "  make fashion-subset  cut data/fashion-mnist from the full set (instructors)"
+	@echo "  make captures    remake data/captures, lab2's real tensors, from lab3 (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
 	@echo "  make bench       the grader's time per lab, lab3's training targets, and codec throughput"
@@ -259,6 +260,16 @@ FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 fashion-subset:
 	sh data/fashion-mnist/make_subset.sh $(FASHION_MNIST) data/fashion-mnist
 	@echo "fashion-subset: now run make goldens to update data/MANIFEST"
+
+# Instructors: remake data/captures, lab2's real tensors: what the reference
+# lab3's FP32 model saw at its first, middle and last step of the full set, 15
+# epochs, seed 1, one BLAS thread (data/captures/README.md).
+captures: $(BUILD)/solutions/lab3/lab3
+	rm -rf $(BUILD)/captures
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/solutions/lab3/lab3 --data $(FASHION_MNIST) --epochs 15 \
+	  --capture fp32 --no-preview -o $(BUILD)/captures > $(BUILD)/captures.log
+	rm -f data/captures/capture_*.npy && cp $(BUILD)/captures/capture_*.npy data/captures/
+	@echo "captures: now run make goldens to update data/golden/lab2 and data/MANIFEST"
 
 plots: $(SOLUTION_DEMOS)
 	@$(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab) --no-preview -o $(BUILD)/plots/$(lab) &&) true

@@ -24,9 +24,10 @@
  *   3. draws loss (the training loss per step, smoothed), accuracy (test
  *      accuracy per epoch) and scales (the FP8 model's six scales per step);
  *   4. writes both models' trained weights as .npy (fp32_w1.npy ...), and
- *      the tensors the FP8 model's casts saw at its first, middle and last
- *      step (capture_stepNNNNN_l1_x.npy ...), which lab2's format
- *      recommender reads.
+ *      the tensors one model's GEMMs saw at its first, middle and last step
+ *      (capture_stepNNNNN_l1_x.npy ...): the FP32 model's unless
+ *      --capture fp8. lab2's format recommender reads these; the set it is
+ *      graded on, data/captures, is made by `make captures`.
  *
  * Each plot is written as DIR/NAME.png with the gnuplot script and data
  * beside it (DIR is build/lab3/plots unless -o says otherwise), and drawn
@@ -60,7 +61,10 @@
 #define SEED_STREAM 3          /* rng_seed(&rng, seed, SEED_STREAM): the weights */
 #define SHUFFLE_STREAM 33      /* ... and the order of the batches */
 #define SMOOTH_STEPS 50        /* the loss plot: the mean of the last this many steps */
-#define N_CAPTURES 3           /* first, middle and last step of the FP8 model */
+#define N_CAPTURES 3           /* first, middle and last step (of --capture's model) */
+#define N_MODES 2              /* the two models, FP32 and FP8 (MODES below) */
+#define M_FP32 0               /* their indices */
+#define M_FP8 1
 
 /* What the demo does, and its own options, for --help (common/demo.c prints
  * the usage line and the common options around it). */
@@ -69,8 +73,8 @@ static const char ABOUT[] =
     "FP8, from the same initial weights, with your lab3.c; prints the loss,\n"
     "test accuracy, time, skipped steps and loss scale of each epoch and a\n"
     "summary, draws three plots: loss, accuracy and scales (.png), and writes\n"
-    "the trained weights (fp32_w1.npy ...) and the FP8 model's tensors at\n"
-    "three steps for lab2's format recommender (capture_step*.npy) to DIR.\n"
+    "the trained weights (fp32_w1.npy ...) and one model's tensors at three\n"
+    "steps for lab2's format recommender (capture_step*.npy) to DIR.\n"
     "Data that cannot be read (missing, corrupt) exits 1, naming the file.\n"
     "\n"
     "Training options, in any order with those below:\n"
@@ -85,7 +89,9 @@ static const char ABOUT[] =
     "  --lr-decay X      multiply the learning rate by X after each epoch\n"
     "                    (default 0.85; 1: constant)\n"
     "  --momentum X      the SGD momentum (default 0.9)\n"
-    "  --seed N          the initial weights and the batches' order (default 1)";
+    "  --seed N          the initial weights and the batches' order (default 1)\n"
+    "  --capture MODEL   whose tensors capture_step*.npy hold: fp32 (the\n"
+    "                    default, the reference run) or fp8 (what the casts saw)";
 
 /* ---- the command line ---------------------------------------------------------- */
 
@@ -96,6 +102,7 @@ typedef struct train_options {
     size_t hidden, batch;
     float lr, lr_decay, momentum;
     uint64_t seed;
+    int capture;            /* the model whose tensors are captured: M_FP32 or M_FP8 */
 } train_options;
 
 /* A number option: its name, its range, whether it must be whole, and an
@@ -159,7 +166,7 @@ static void set_number(train_options *t, const char *name, double v)
  * (a number out of range, a missing value). */
 static int take_train_args(int argc, char **argv, train_options *t, char **rest, int *n_rest)
 {
-    *t = (train_options){DEFAULT_DATA, 5, 256, 64, 0.05f, 0.85f, 0.9f, 1};
+    *t = (train_options){DEFAULT_DATA, 5, 256, 64, 0.05f, 0.85f, 0.9f, 1, M_FP32};
     *n_rest = 0;
     rest[(*n_rest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -181,6 +188,13 @@ static int take_train_args(int argc, char **argv, train_options *t, char **rest,
             t->data = argv[++i];
         } else if (!strcmp(a, "--full")) {
             t->data = FULL_DATA;
+        } else if (!strcmp(a, "--capture")) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "fp32") != 0 && strcmp(v, "fp8") != 0) {
+                fprintf(stderr, "lab3: --capture needs fp32 or fp8 (got '%s')\n", v);
+                return 2;
+            }
+            t->capture = !strcmp(v, "fp8") ? M_FP8 : M_FP32;
         } else {
             rest[(*n_rest)++] = argv[i];
             if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc)
@@ -246,11 +260,8 @@ static double now_s(void)
 
 /* ---- what training recorded ----------------------------------------------------------- */
 
-#define N_MODES 2
 static const char *const MODE_NAMES[N_MODES] = {"FP32", "FP8"};
 static const lab3_mode MODES[N_MODES] = {LAB3_FP32, LAB3_FP8};
-#define M_FP32 0 /* indices in MODES */
-#define M_FP8 1
 
 #define N_SCALERS 6
 static const char *const SCALER_NAMES[N_SCALERS] = {"l1.sx", "l1.sw", "l1.sdy",
@@ -264,7 +275,7 @@ static void scalers_of(const lab3_mlp *m, const delayed_scaler *s[N_SCALERS])
     memcpy(s, all, sizeof all);
 }
 
-/* The tensors the FP8 model's casts saw at one step, the batch's rows only,
+/* The tensors one model's GEMMs saw at one step, the batch's rows only,
  * for lab2: per layer its weight before the step (what forward cast), its
  * input activation, and its output's gradient (in loss-scaled units, as the
  * cast sees it). Layer 1's input is the batch of images, layer 2's is a =
@@ -288,6 +299,7 @@ typedef struct history {
     bool changed[N_MODES];           /* the weights moved in training */
     capture cap[N_CAPTURES];
     int n_captures;
+    int capture_model;               /* M_FP32 or M_FP8: whose tensors cap holds */
 } history;
 
 static void history_free(history *h)
@@ -325,6 +337,7 @@ static int history_init(history *h, const train_options *t, size_t n_train)
 {
     memset(h, 0, sizeof *h);
     h->epochs = t->epochs;
+    h->capture_model = t->capture;
     h->steps_per_epoch = (n_train + t->batch - 1) / t->batch;
     h->total_steps = h->steps_per_epoch * (size_t)t->epochs;
     size_t e = (size_t)t->epochs, n = h->total_steps;
@@ -447,7 +460,7 @@ static void train_epoch(run *r, int k, int epoch, history *h)
         size_t b = n - first < batch ? n - first : batch;
         size_t step = (size_t)epoch * h->steps_per_epoch + steps;
         gather(r->train, r->order, first, b, r->xb, r->yb);
-        capture *cp = k == M_FP8 ? capture_at(h, step) : NULL;
+        capture *cp = k == h->capture_model ? capture_at(h, step) : NULL;
         if (cp) {
             memcpy(cp->w[0], m->l1.w, m->hidden * LAB3_INPUTS * sizeof(float));
             memcpy(cp->w[1], m->l2.w, LAB3_CLASSES * m->hidden * sizeof(float));
@@ -789,12 +802,13 @@ static int save_all(const demo_options *o, const run *r, const history *h)
            "  fp32_w1.npy, fp32_b1.npy, fp32_w2.npy, fp32_b2.npy  the FP32 model's trained\n"
            "      weights (w1: %zu x %d, w2: %d x %zu; float32), and fp8_*.npy the FP8 model's;\n"
            "  capture_stepNNNNN_l{1,2}_{w,x,dy}.npy  for lab2's format recommender, which\n"
-           "      reads these: what the FP8 model's casts saw at steps",
-           o->dir, r->model[M_FP8].hidden, LAB3_INPUTS, LAB3_CLASSES, r->model[M_FP8].hidden);
+           "      reads these: what the %s model's GEMMs saw at steps",
+           o->dir, r->model[M_FP8].hidden, LAB3_INPUTS, LAB3_CLASSES, r->model[M_FP8].hidden,
+           MODE_NAMES[h->capture_model]);
     for (int c = 0; c < h->n_captures; c++)
         printf("%s %zu", c == 0 ? "" : c + 1 == h->n_captures ? " and" : ",", h->cap[c].step);
     printf(",\n"
-           "      in FP32 before casting, per layer: w the weight (out x in), x the input\n"
+           "      in FP32 (what a cast to FP8 would see), per layer: w the weight (out x in), x the input\n"
            "      (batch x in), dy the output's gradient (batch x out) times the loss scale\n"
            "      (");
     for (int c = 0; c < h->n_captures; c++) {

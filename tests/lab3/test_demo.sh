@@ -131,6 +131,18 @@ cmp -s "$TMP/sol/capture_step00000_l1_w.npy" "$TMP/sol/capture_step00125_l1_w.np
     bad "solution demo: the captured w1 did not change from step 0 to 125" || ok
 printf '%s\n' "$out" | grep -q "lab2's format recommender" && ok ||
     bad "solution demo: does not say what the captures are for"
+printf '%s\n' "$out" | grep -q "what the FP32 model's GEMMs saw" && ok ||
+    bad "solution demo: the captures should be the FP32 model's unless --capture fp8"
+
+# --capture fp8: the FP8 model's tensors; both models start from the same w1.
+"$B/solutions/lab3/lab3" --data "$DATA" --epochs 2 --capture fp8 --no-preview \
+    -o "$TMP/fp8cap" >"$TMP/fp8cap.out" 2>&1
+[ $? = 0 ] && grep -q "what the FP8 model's GEMMs saw" "$TMP/fp8cap.out" && ok ||
+    bad "--capture fp8: should exit 0 and say whose tensors it wrote"
+cmp -s "$TMP/sol/capture_step00000_l1_w.npy" "$TMP/fp8cap/capture_step00000_l1_w.npy" && ok ||
+    bad "--capture fp8: step 0's w1 should be the FP32 model's, the same initial weights"
+cmp -s "$TMP/sol/capture_step00125_l2_dy.npy" "$TMP/fp8cap/capture_step00125_l2_dy.npy" &&
+    bad "--capture fp8: the same step-125 gradient as the FP32 model's" || ok
 
 # ---- the data missing or corrupt ---------------------------------------------------
 
@@ -157,7 +169,8 @@ grep -q '^Summary after 1 epoch ' "$TMP/skel.out" && ok || bad "skeleton demo: n
 "$B/lab3/lab3" --help >"$TMP/help.out" 2>&1
 [ $? = 0 ] && grep -q -- '--data DIR' "$TMP/help.out" && grep -q -- '--epochs N' "$TMP/help.out" &&
     ok || bad "demo: --help should exit 0 and list the training options"
-for args in "--no-such-option" "--epochs 0" "--epochs" "--lr x" "--batch 2.5" "--data"; do
+for args in "--no-such-option" "--epochs 0" "--epochs" "--lr x" "--batch 2.5" "--data" \
+            "--capture" "--capture bf16"; do
     "$B/lab3/lab3" $args >/dev/null 2>&1
     [ $? = 2 ] && ok || bad "demo: '$args' should exit 2"
 done

@@ -1,0 +1,46 @@
+/*
+ * lab2_rubric.c - lab2's tests and their points: the one place they are set.
+ * The tests themselves are in lab2_suite.c; the sections are the handout's,
+ * labs/lab2/README.md.
+ */
+#include "rubric.h"
+
+static const char *const student_files[] = {"lab2.c", 0};
+static const char *const provided_files[] = {"lab2.h", 0};
+
+#define S2 "§2 What a tensor holds"
+#define S3 "§3 Range: amax, percentiles, outliers"
+#define S4 "§4 What a scaled cast does"
+#define S5 "§5 The decision rule"
+#define S6 "§6 Tensors with known properties"
+#define S7 "§7 Real tensors"
+
+static const grader_test tests[] = {
+    {"magnitudes", 8, "finite nonzero |x|, sorted", S3, 5},
+    {"percentile", 8, "nearest-rank percentiles", S3, 5},
+    {"stats_counts", 8, "NaN, inf, zero and nonzero counts", S2, 5},
+    {"stats_extremes", 8, "amax, min nonzero, p0.1, p99.9", S3, 5},
+    {"stats_range", 10, "dynamic range in bits, outlier ratio", S3, 5},
+    {"tensor_scale", 5, "the per-tensor scale", S4, 5},
+    {"cast_saturation", 8, "the fraction that saturates", S4, 5},
+    {"cast_underflow", 8, "the fraction that underflows", S4, 5},
+    {"cast_error", 12, "MSE and SQNR of the round trip", S4, 5},
+    {"recommend_rule", 10, "the rule, at its edges", S5, 5},
+    {"recommend_synthetic", 6, "decisions on known tensors", S6, 5},
+    {"recommend_real", 9, "decisions on lab3's tensors", S7, 5},
+};
+
+/* Why these: the statistics are the exercise, not a call to someone else's. */
+static const char *const forbidden[] = {"stats_*", 0};
+
+const grader_lab lab2_rubric = {
+    .name = "lab2",
+    .title = "The format recommender",
+    .student_files = student_files,
+    .provided_files = provided_files,
+    .mem_limit_mib = 1024,
+    .forbidden = forbidden,
+    .forbidden_why = "lab2 asks you to compute the statistics yourself, not with common/stats.h",
+    .tests = tests,
+    .ntests = GRADER_COUNT(tests),
+};
