@@ -45,7 +45,7 @@ NVCCFLAGS ?= -std=c++17 -O2 -g $(NVCC_ARCH) -Werror all-warnings \
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 # The grader's own libraries: JSON (jansson), JUnit XML (libxml2), sha256 (nettle).
-GRADER_PKGS  := jansson libxml-2.0 nettle
+GRADER_PKGS  := jansson libxml-2.0 nettle libarchive
 GRADER_CFLAGS_PKG = $(shell pkg-config --cflags $(GRADER_PKGS) 2>/dev/null)
 GRADER_LIBS_PKG   = $(shell pkg-config --libs $(GRADER_PKGS) 2>/dev/null)
 
@@ -97,8 +97,10 @@ LABS := lab0 lab1 lab2 lab3 lab4
 # that the skeletons and solutions build with -Werror.
 LAB_CFLAGS := $(filter-out -Werror,$(ALL_CFLAGS))
 
-# The grader compiles each submission itself, with these.
-GRADE_CFLAGS = -std=c11 $(OPT) -D_DEFAULT_SOURCE $(BLAS_CFLAGS) -Wall -Wextra $(SANFLAGS)
+# The grader compiles each submission itself, with these (an include nested
+# deeper than 32 is an error early enough for the report to show it).
+GRADE_CFLAGS = -std=c11 $(OPT) -D_DEFAULT_SOURCE $(BLAS_CFLAGS) -Wall -Wextra -fmax-include-depth=32 \
+               $(SANFLAGS)
 GRADE_LDLIBS = $(CHECK_LIBS) $(LIB_LIBS)
 
 RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(LABS:%=$(BUILD)/obj/grading/%_rubric.o)
@@ -136,6 +138,7 @@ help:
 	@echo "  make goldens     remake data/golden/ from the solutions, and data/MANIFEST (instructors)"
 	@echo "  make fashion-subset  cut data/fashion-mnist from the full set (instructors)"
 	@echo "  make captures    remake data/captures, lab2's real tensors, from lab3 (instructors)"
+	@echo "  make gradescope-LAB  Gradescope's autograder zip for LAB, in $(BUILD)/gradescope (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
 	@echo "  make bench       the grader's time per lab, lab3's training targets, and codec throughput"
@@ -238,7 +241,7 @@ $(LIBGRADING): $(BUILD)/obj/grading/runner.o $(RUBRIC_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o) $(RUBRIC_OBJS)
+$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o unpack.o) $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -270,6 +273,22 @@ captures: $(BUILD)/solutions/lab3/lab3
 	  --capture fp32 --no-preview -o $(BUILD)/captures > $(BUILD)/captures.log
 	rm -f data/captures/capture_*.npy && cp $(BUILD)/captures/capture_*.npy data/captures/
 	@echo "captures: now run make goldens to update data/golden/lab2 and data/MANIFEST"
+
+# Instructors: Gradescope's autograder zip for one lab, $(BUILD)/gradescope/
+# LAB-autograder.zip: setup.sh and run_autograder (grading/gradescope) and the
+# course without its solutions (the grader needs none), to upload as is.
+GRADESCOPE_COURSE := Makefile README.md common grading labs data
+gradescope-%:
+	@case " $(LABS) " in *" $* "*) ;; *) echo "gradescope-$*: no lab named $* ($(LABS))"; exit 2 ;; esac
+	@command -v bsdtar >/dev/null || { echo "gradescope-$*: needs bsdtar (apt-get install libarchive-tools)"; exit 2; }
+	rm -rf $(BUILD)/gradescope/$* $(BUILD)/gradescope/$*-autograder.zip
+	mkdir -p $(BUILD)/gradescope/$*/course
+	cp -R $(GRADESCOPE_COURSE) $(BUILD)/gradescope/$*/course/
+	for f in setup.sh run_autograder; do \
+	  sed 's/@LAB@/$*/g' grading/gradescope/$$f > $(BUILD)/gradescope/$*/$$f && \
+	  chmod +x $(BUILD)/gradescope/$*/$$f || exit 1; done
+	cd $(BUILD)/gradescope/$* && bsdtar --format zip -cf ../$*-autograder.zip setup.sh run_autograder course
+	@echo "gradescope-$*: $(BUILD)/gradescope/$*-autograder.zip (upload it as the autograder)"
 
 plots: $(SOLUTION_DEMOS)
 	@$(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab) --no-preview -o $(BUILD)/plots/$(lab) &&) true

@@ -14,27 +14,31 @@
 #
 # NEEDs: build (the library and tools), test (make test), plot (the demos'
 # plots), labs (the labs' BLAS), data (the full datasets; the labs ship
-# subsets in data/), all.
+# subsets in data/), cluster (Slurm and munge, for grading on a cluster and
+# the test that starts a Slurm of one node; skipped without them), all.
 # FP8LAB_NO_INSTALL=1 makes `ensure` report what is missing without installing.
 set -u
 
 ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev \
-zlib1g-dev libopenblas-dev gnuplot-nox jq libxml2-utils patch dataset-fashion-mnist"
+zlib1g-dev libarchive-dev libopenblas-dev gnuplot-nox jq libxml2-utils patch libarchive-tools \
+dataset-fashion-mnist slurm-wlm munge"
 
 # build: the library, the tools and the grader (Check for the test suites,
 # jansson for JSON reports, libxml2 for JUnit XML, nettle for sha256, zlib
-# for the datasets' .gz files).
+# for the datasets' .gz files, libarchive for submissions sent as archives).
 # test: what make test adds: a C++ compiler for the oracle tests, and jq,
-# xmllint and patch for the grader's tests.
+# xmllint, patch and bsdtar (libarchive-tools, to make archives) for the
+# grader's tests.
 packages_for() {
     case "$1" in
-    build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev zlib1g-dev" ;;
-    test)  echo "g++ jq libxml2-utils patch" ;;
+    build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev zlib1g-dev libarchive-dev" ;;
+    test)  echo "g++ jq libxml2-utils patch libarchive-tools" ;;
     plot)  echo "gnuplot-nox" ;;
     labs)  echo "libopenblas-dev" ;;
     data)  echo "dataset-fashion-mnist" ;;
+    cluster) echo "slurm-wlm munge" ;;
     all)   echo "$ALL_PACKAGES" ;;
-    *)     echo "deps.sh: unknown need '$1' (build, test, plot, labs, data, all)" >&2; exit 2 ;;
+    *)     echo "deps.sh: unknown need '$1' (build, test, plot, labs, data, cluster, all)" >&2; exit 2 ;;
     esac
 }
 
@@ -51,8 +55,12 @@ present() {
     jq|patch)       command -v "$1" >/dev/null 2>&1 ;;
     libxml2-utils)  command -v xmllint >/dev/null 2>&1 ;;
     zlib1g-dev)     pkg-config --exists zlib 2>/dev/null ;;
+    libarchive-dev) pkg-config --exists libarchive 2>/dev/null ;;
+    libarchive-tools) command -v bsdtar >/dev/null 2>&1 ;;
     libopenblas-dev) pkg-config --exists openblas 2>/dev/null ;;
     dataset-fashion-mnist) [ -r /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] ;;
+    slurm-wlm) command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 ;;
+    munge) command -v munged >/dev/null 2>&1 ;;
     *) return 1 ;;
     esac
 }

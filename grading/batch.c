@@ -43,6 +43,7 @@
 #include "atomic_file.h"
 #include "grade.h"
 #include "plot.h"
+#include "unpack.h"
 
 #define CAP_PER_LIMIT 10.0      /* the default cap: 10 x each test's limit, */
 #define CAP_MIN_LIMIT 1.0       /* counted as at least 1 s, */
@@ -144,8 +145,9 @@ typedef enum sub_status { SUB_GRADED = 0, SUB_BUILD_FAILED, SUB_ERROR } sub_stat
 static const char *const status_names[] = {"graded", "build_failed", "error"};
 
 typedef struct submission {
-    char *id;          /* the folder's name */
-    char *source;      /* <dir>/<id>: the folder graded */
+    char *id;          /* the folder's name, or the archive's without its suffix */
+    char *source;      /* <dir>/<entry>: the folder or archive graded */
+    int archive;       /* source is an archive (unpack.h) */
     char *report;      /* <json_dir>/<id>.json */
     int resumed;       /* the report came from an earlier run */
     sub_status status;
@@ -190,23 +192,22 @@ typedef struct job {
 
 /* ---- the submissions folder ------------------------------------------------------- */
 
-static const char *const archive_suffixes[] = {
-    ".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".7z", ".rar", 0,
-};
+/* Archives the grader does not read (unpack.h lists those it does). */
+static const char *const unread_suffixes[] = {".7z", ".rar", ".gz", ".bz2", ".xz", 0};
 
-static int looks_like_archive(const char *name)
+static int unread_archive(const char *name)
 {
     size_t len = strlen(name);
-    for (int i = 0; archive_suffixes[i]; i++) {
-        size_t n = strlen(archive_suffixes[i]);
-        if (len > n && strcasecmp(name + len - n, archive_suffixes[i]) == 0)
+    for (int i = 0; unread_suffixes[i]; i++) {
+        size_t n = strlen(unread_suffixes[i]);
+        if (len > n && strcasecmp(name + len - n, unread_suffixes[i]) == 0)
             return 1;
     }
     return 0;
 }
 
 /* Why an entry of the submissions folder is not graded; NULL when it is. A
- * link to a folder is graded as that folder. */
+ * link to a folder is graded as that folder; an archive as what is in it. */
 static const char *why_skipped(const char *name, const char *path, const struct stat *grades)
 {
     struct stat st;
@@ -218,10 +219,12 @@ static const char *why_skipped(const char *name, const char *path, const struct 
         return "the folder the reports go to";
     if (S_ISDIR(st.st_mode))
         return NULL;
-    if (looks_like_archive(name))
-        return "an archive: archives are not read yet (unpack it into a folder named "
-               "by the student id)";
-    return "not a folder";
+    if (S_ISREG(st.st_mode) && gr_archive_suffix(name))
+        return NULL;
+    if (unread_archive(name))
+        return "an archive the grader does not read (it reads .zip and .tar, plain or "
+               "compressed with gzip, bzip2 or xz)";
+    return "not a folder or an archive";
 }
 
 static int by_id(const void *a, const void *b)
@@ -234,16 +237,73 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const skipped_entry *)a)->name, ((const skipped_entry *)b)->name);
 }
 
-static void add_submission(batch *b, const char *id, char *source, int *cap)
+/* The entry name (a folder, or an archive) becomes submission id. */
+static void add_submission(batch *b, const char *name, char *source, int *cap)
 {
     b->subs = grow(b->subs, b->nsubs, cap, sizeof *b->subs);
     submission *s = &b->subs[b->nsubs++];
     memset(s, 0, sizeof *s);
-    s->id = gr_asprintf("%s", id);
+    size_t suffix = is_dir(source) ? 0 : gr_archive_suffix(name);
+    s->id = gr_asprintf("%.*s", (int)(strlen(name) - suffix), name);
+    s->archive = suffix > 0;
     s->source = source;
-    s->report = gr_asprintf("%s/%s.json", b->json_dir, id);
+    s->report = gr_asprintf("%s/%s.json", b->json_dir, s->id);
     s->points = xcalloc((size_t)b->lab->ntests, sizeof *s->points);
     s->passed = xcalloc((size_t)b->lab->ntests, sizeof *s->passed);
+}
+
+static void free_submission(submission *s)
+{
+    free(s->id);
+    free(s->source);
+    free(s->report);
+    free(s->points);
+    free(s->passed);
+    free(s->error);
+}
+
+/* Two entries with one id (alice/ and alice.zip): the folder is graded, the
+ * archive skipped. b->subs is sorted by id. */
+static void skip_duplicates(batch *b, int *cap_skipped)
+{
+    int kept = 0;
+    for (int k = 0; k < b->nsubs; k++) {
+        submission *s = &b->subs[k];
+        if (kept > 0 && strcmp(b->subs[kept - 1].id, s->id) == 0) {
+            submission *first = &b->subs[kept - 1];
+            if (first->archive && !s->archive) {
+                submission t = *first;
+                *first = *s;
+                *s = t;
+            }
+            const char *slash = strrchr(s->source, '/');
+            b->skipped = grow(b->skipped, b->nskipped, cap_skipped, sizeof *b->skipped);
+            b->skipped[b->nskipped++] = (skipped_entry){
+                gr_asprintf("%s", slash ? slash + 1 : s->source),
+                "the same student id as another entry, which is graded: remove one"};
+            free_submission(s);
+            continue;
+        }
+        if (kept != k)
+            b->subs[kept] = *s;
+        kept++;
+    }
+    b->nsubs = kept;
+}
+
+/* A shard keeps every shard_n-th submission (in id order) from the shard_k-th. */
+static void keep_shard(batch *b)
+{
+    int n = b->o->shard_n, k = b->o->shard_k, kept = 0;
+    if (n <= 0)
+        return;
+    for (int i = 0; i < b->nsubs; i++) {
+        if (i % n == k - 1)
+            b->subs[kept++] = b->subs[i];
+        else
+            free_submission(&b->subs[i]);
+    }
+    b->nsubs = kept;
 }
 
 /* Sorts b->dir's entries into submissions and skipped ones. */
@@ -279,6 +339,8 @@ static int list_submissions(batch *b, lab_error *err)
         return lab_errorf(err, "%s: cannot read: %s", b->dir, strerror(read_errno));
     if (b->nsubs > 1)
         qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
+    skip_duplicates(b, &cap_skipped);
+    keep_shard(b);
     if (b->nskipped > 1)
         qsort(b->skipped, (size_t)b->nskipped, sizeof *b->skipped, by_name);
     return 0;
@@ -546,11 +608,24 @@ static int try_resume(batch *b, submission *s)
     return 1;
 }
 
+/* A merge found no report for s: an error, recorded in the gradebook only
+ * (its shard may still be running, and will write the report). */
+static void no_report(batch *b, submission *s)
+{
+    s->status = SUB_ERROR;
+    s->score = 0;
+    s->max_score = grader_lab_points(b->lab);
+    s->error = gr_asprintf("no report in %s: its shard has not run, or not finished",
+                           b->json_dir);
+    progress(b, s);
+}
+
 /* ---- the children ----------------------------------------------------------------------- */
 
 /*
- * In the child: grades s in the work folder and writes its report. Exits 0
- * (full marks) or 1 when the report is written, 2 when not, with what went
+ * In the child: grades s in the work folder (an archive unpacked there
+ * first) and writes its report. Exits 0 (full marks) or 1 when the report is
+ * written; 2 when not, or 4 when the archive is refused, with what went
  * wrong written to fd.
  */
 static void grade_child(const batch *b, const submission *s, const char *work, int fd)
@@ -564,11 +639,25 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     o.source_dir = s->source;
     o.label = s->source;
     o.show = b->o->show;
+    char *unpacked = NULL;
+    if (s->archive) {
+        unpacked = gr_asprintf("%s/submission", work);
+        int bad = mkdir(unpacked, 0755) != 0
+                      ? lab_errorf(&err, "%s: cannot create: %s", unpacked, strerror(errno))
+                      : gr_unpack(s->source, unpacked, b->lab->student_files, &err);
+        if (bad) {
+            if (write(fd, err.msg, strlen(err.msg)) < 0)
+                _exit(3);
+            _exit(4);
+        }
+        o.source_dir = unpacked;
+    }
     int rc = gr_grade(&o, &r, &err);
     if (rc == 0)
         rc = save_report(&r, s->report, b->o->verbose, &err);
     int full = r.score == r.max_score;
     gr_report_free(&r);
+    free(unpacked);
     if (rc != 0) {
         if (write(fd, err.msg, strlen(err.msg)) < 0)
             _exit(3);
@@ -700,6 +789,8 @@ static void finish_job(batch *b, job *jobs, job *j, int status)
     if (j->stopped)
         what = gr_asprintf("stopped after %.0f s, the cap on one submission (--timeout)",
                          b->cap_s);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
+        what = gr_asprintf("its archive was refused: %s", msg);
     else if (WIFSIGNALED(status))
         what = gr_asprintf("the grader's process for it was killed by signal %d (%s)",
                          WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -728,6 +819,10 @@ static void grade_all(batch *b, job *jobs)
             int sub = next++;
             if (try_resume(b, &b->subs[sub]))
                 continue;
+            if (b->o->merge) {
+                no_report(b, &b->subs[sub]);
+                continue;
+            }
             job *j = job_of(jobs, njobs, 0);
             start_job(b, jobs, j, sub);
             running += j->pid > 0;
@@ -833,7 +928,9 @@ static void draw_histogram(const batch *b, const int *scores, int n, int max)
         y[m++] = k == nbins ? 0 : count[k];
     }
 
-    char *stem = gr_asprintf("%s/scores", b->json_dir);
+    char *stem = b->o->shard_n > 0 ? gr_asprintf("%s/scores.shard-%d-of-%d", b->json_dir,
+                                                 b->o->shard_k, b->o->shard_n)
+                                    : gr_asprintf("%s/scores", b->json_dir);
     char *title = gr_asprintf("%s: the scores of %d submissions", b->lab->name, n);
     char *xlabel = gr_asprintf("score (points of %d, in bins of %g)", max, width);
     lab_error err;
@@ -933,8 +1030,11 @@ static void print_summary(const batch *b, const char *gradebook_error)
             sum += s->score;
         }
     }
-    printf("\n%s (%s): %d submissions in %s\n", b->lab->name,
+    printf("\n%s (%s): %d submissions in %s", b->lab->name,
            b->lab->title ? b->lab->title : "", b->nsubs, b->dir);
+    if (b->o->shard_n > 0)
+        printf(", shard %d of %d", b->o->shard_k, b->o->shard_n);
+    printf(b->o->merge ? ", merged from the reports\n" : "\n");
     printf("  %-9s %6d  this run\n", "graded", b->graded);
     printf("  %-9s %6d  from the reports of an earlier run\n", "resumed", resumed);
     printf("  %-9s %6d  not graded", "errors", errors);
@@ -1003,7 +1103,13 @@ static int set_up(batch *b, lab_error *err)
     b->json_dir = o->json_dir ? gr_asprintf("%s", o->json_dir) : default_json_dir(b->dir, err);
     if (!b->json_dir || make_dirs(b->json_dir, err) != 0)
         return -1;
-    b->csv = o->csv ? gr_asprintf("%s", o->csv) : gr_asprintf("%s/grades.csv", b->json_dir);
+    if (o->csv)
+        b->csv = gr_asprintf("%s", o->csv);
+    else if (o->shard_n > 0)
+        b->csv = gr_asprintf("%s/grades.shard-%d-of-%d.csv", b->json_dir, o->shard_k,
+                             o->shard_n);
+    else
+        b->csv = gr_asprintf("%s/grades.csv", b->json_dir);
     char *slash = strrchr(b->csv, '/');
     char *csv_dir = slash ? gr_asprintf("%.*s", (int)(slash - b->csv), b->csv) : NULL;
     int csv_ok = !csv_dir || !*csv_dir || is_dir(csv_dir);
@@ -1036,15 +1142,8 @@ static int set_up(batch *b, lab_error *err)
 
 static void free_batch(batch *b)
 {
-    for (int k = 0; k < b->nsubs; k++) {
-        submission *s = &b->subs[k];
-        free(s->id);
-        free(s->source);
-        free(s->report);
-        free(s->points);
-        free(s->passed);
-        free(s->error);
-    }
+    for (int k = 0; k < b->nsubs; k++)
+        free_submission(&b->subs[k]);
     for (int k = 0; k < b->nskipped; k++)
         free(b->skipped[k].name);
     free(b->subs);

@@ -1,8 +1,9 @@
 /*
  * batch.h - grading a folder of submissions at once: ./grader --batch DIR LAB.
  *
- * DIR holds one folder per student, named by the student's id. Each folder
- * is graded by gr_grade (only the lab's student files are taken from it) in
+ * DIR holds one folder or archive per student, named by the student's id
+ * (alice/, bob.zip: unpack.h). Each is graded by gr_grade (only the lab's
+ * student files are taken from it) in
  * a child process of its own, at most `jobs` at once, and the child writes
  * the json report (report.h) to <json_dir>/<id>.json, atomically. No result
  * is lost: when a child dies or runs past its time cap, the parent kills it
@@ -16,9 +17,14 @@
  * and .dat in json_dir); and a summary on standard output. Standard error
  * gets one progress line per submission as it finishes.
  *
+ * Beyond one machine: a shard (shard_n > 0) grades only every shard_n-th
+ * submission in id order, starting with the shard_k-th, into the shared
+ * json_dir, and its own gradebook (grades.shard-K-of-N.csv); a merge grades
+ * nothing, and makes the course's gradebook from the reports in json_dir,
+ * each submission without one an error ("no report").
+ *
  * Not for: grading one submission (grade.h), the report formats (report.h)
- * or the command line (grader.c). Archives (.zip, .tar.gz) are not unpacked:
- * they are listed as skipped.
+ * or the command line (grader.c).
  */
 #ifndef FP8LAB_BATCH_H
 #define FP8LAB_BATCH_H
@@ -38,6 +44,8 @@ typedef struct gr_batch_options {
     double timeout_s;      /* wall-clock cap per submission; 0: gr_batch_default_cap */
     int show;              /* mismatches listed per failure (gr_options.show) */
     int verbose;           /* reports keep each failing test's output */
+    int shard_k, shard_n;  /* grade the k-th of n slices (1 <= k <= n); n 0: all */
+    int merge;             /* grade nothing: the gradebook from json_dir's reports */
 } gr_batch_options;
 
 /*

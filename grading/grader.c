@@ -31,7 +31,7 @@ static void usage(FILE *f)
 {
     fputs("usage: ./grader [options] LAB\n"
           "       ./grader --batch DIR LAB [-j N] [--csv FILE] [--json-dir DIR2] [--force]\n"
-          "                [--timeout SECONDS]\n"
+          "                [--timeout SECONDS] [--shard K/N | --merge]\n"
           "Grades labs/LAB (your files) and prints a scorecard.\n"
           "\n"
           "  --solution         grade solutions/LAB, the reference solution\n"
@@ -40,15 +40,19 @@ static void usage(FILE *f)
           "  -v, --verbose      list up to 10 mismatches per failure, with each\n"
           "                     failing test's output and the compiler's warnings\n"
           "  --list             every lab, its tests and their points\n"
-          "  --format FORMAT    text (default), json, gradescope, tap or junit\n"
+          "  --format FORMAT    text (default), json, gradescope, tap, junit or autolab\n"
+          "                     (the scorecard, then Autolab's line of JSON scores)\n"
+          "  -A                 --format autolab\n"
           "  -o, --output FILE  write the report to FILE instead of standard output\n"
           "  --keep             keep the pristine build tree and say where it is\n"
           "  -h, --help         this message\n"
           "\n"
-          "Batch grading (instructors): DIR holds one folder per student, named by the\n"
-          "student's id; only the lab's student files are taken from each.\n"
-          "  --batch DIR        grade every folder in DIR, each in a process of its own;\n"
-          "                     other entries (files, archives, hidden ones) are skipped\n"
+          "Batch grading (instructors): DIR holds one folder or archive per student,\n"
+          "named by the student's id (alice/, bob.zip, carol.tar.gz); only the lab's\n"
+          "student files are taken from each, wherever they are in an archive.\n"
+          "  --batch DIR        grade every folder and archive (.zip, .tar, .tar.gz,\n"
+          "                     .tgz, .tar.bz2, .tar.xz) in DIR, each in a process of\n"
+          "                     its own; other entries (files, hidden ones) are skipped\n"
           "  -j N               grade N submissions at once (default 1)\n"
           "  --json-dir DIR2    where each student's report goes, DIR2/<id>.json\n"
           "                     (default DIR.grades, beside DIR)\n"
@@ -58,6 +62,12 @@ static void usage(FILE *f)
           "  --timeout SECONDS  stop grading a submission after this long and report an\n"
           "                     error for it (default 10 x the lab's time limits + 120 s)\n"
           "A summary, and a histogram of the scores (DIR2/scores.png), come at the end.\n"
+          "  --shard K/N        grade only the K-th of N slices of DIR (every N-th\n"
+          "                     submission in id order, from the K-th), e.g. one per\n"
+          "                     machine or Slurm array task, into a shared DIR2; the\n"
+          "                     gradebook is DIR2/grades.shard-K-of-N.csv\n"
+          "  --merge            grade nothing: the gradebook, summary and histogram\n"
+          "                     from the reports the shards wrote to DIR2\n"
           "\n"
           "Exit status: 0 full marks, 1 less, 2 a usage or setup error. With --batch:\n"
           "0 every submission graded, 1 any not graded (an error), 2 a usage or setup error.\n"
@@ -110,8 +120,8 @@ static int write_report(const gr_report *r, gr_format format, int verbose, const
 
 /* The options of --batch, as given. */
 typedef struct batch_args {
-    const char *dir, *jobs, *csv, *json_dir, *timeout;
-    int force;
+    const char *dir, *jobs, *csv, *json_dir, *timeout, *shard;
+    int force, merge;
 } batch_args;
 
 /* --batch: reads the numbers, then grades the folder (batch.c). */
@@ -126,7 +136,24 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.json_dir = a->json_dir;
     b.csv = a->csv;
     b.force = a->force;
+    b.merge = a->merge;
     b.show = o->show;
+    if (a->shard) {
+        int k, n, used = 0;
+        if (sscanf(a->shard, "%d/%d%n", &k, &n, &used) != 2 || a->shard[used] != '\0' ||
+            n < 1 || n > 100000 || k < 1 || k > n) {
+            fprintf(stderr, "grader: --shard %s: give K/N, the K-th of N slices, "
+                            "1 <= K <= N (e.g. --shard 2/8)\n", a->shard);
+            return 2;
+        }
+        b.shard_k = k;
+        b.shard_n = n;
+    }
+    if (a->merge && (a->shard || a->force || a->jobs || a->timeout)) {
+        fprintf(stderr, "grader: --merge grades nothing: it takes no --shard, --force, -j "
+                        "or --timeout\n");
+        return 2;
+    }
     b.verbose = verbose;
     b.jobs = 1;
     if (a->jobs) {
@@ -159,7 +186,7 @@ int main(int argc, char **argv)
 {
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
-        OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT
+        OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -169,14 +196,19 @@ int main(int argc, char **argv)
         {"batch", required_argument, 0, OPT_BATCH}, {"csv", required_argument, 0, OPT_CSV},
         {"json-dir", required_argument, 0, OPT_JSON_DIR},
         {"force", no_argument, 0, OPT_FORCE},       {"timeout", required_argument, 0, OPT_TIMEOUT},
+        {"shard", required_argument, 0, OPT_SHARD}, {"merge", no_argument, 0, OPT_MERGE},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, c;
     const char *dir = NULL, *test = NULL, *output = NULL;
     gr_format format = GR_FORMAT_TEXT;
     batch_args batch = {0};
 
-    while ((c = getopt_long(argc, argv, "vo:hj:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "vo:hj:A", longopts, NULL)) != -1) {
         switch (c) {
+        case 'A':
+            format_given = 1;
+            format = GR_FORMAT_AUTOLAB;
+            break;
         case OPT_SOLUTION: solution = 1; break;
         case OPT_DIR: dir = optarg; break;
         case OPT_TEST: test = optarg; break;
@@ -190,12 +222,14 @@ int main(int argc, char **argv)
         case OPT_JSON_DIR: batch.json_dir = optarg; break;
         case OPT_FORCE: batch.force = 1; break;
         case OPT_TIMEOUT: batch.timeout = optarg; break;
+        case OPT_SHARD: batch.shard = optarg; break;
+        case OPT_MERGE: batch.merge = 1; break;
         case OPT_FORMAT: {
             format_given = 1;
             int f = gr_format_from_name(optarg);
             if (f < 0) {
                 fprintf(stderr, "grader: unknown format '%s' (text, json, gradescope, tap, "
-                                "junit)\n", optarg);
+                                "junit, autolab)\n", optarg);
                 return 2;
             }
             format = (gr_format)f;
@@ -215,10 +249,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force || batch.timeout;
+    int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
+                     batch.timeout || batch.shard || batch.merge;
     if (!batch.dir && batch_only) {
-        fprintf(stderr, "grader: -j, --csv, --json-dir, --force and --timeout go with "
-                        "--batch DIR\n");
+        fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard and "
+                        "--merge go with --batch DIR\n");
         return 2;
     }
     if (batch.dir && (solution || dir || test || format_given || output || keep)) {

@@ -9,6 +9,10 @@
  *               "Autograder Specifications")
  *   tap         TAP version 14, a YAML block under each test that did not pass
  *   junit       JUnit XML as Jenkins and GitLab read it
+ *   autolab     the text scorecard, then Autolab's one line of JSON,
+ *               {"scores": {TEST: POINTS, ...}, "scoreboard": [SCORE]}, last
+ *               (Autolab's "Writing autograders": the last line of the
+ *               autograder's output holds the scores)
  *
  * Messages, captured output and build logs are whatever bytes a submission
  * printed, so every string goes through clean_text() on its way out: invalid
@@ -35,7 +39,8 @@
 #include <jansson.h>
 #include <libxml/xmlwriter.h>
 
-static const char *const format_names[] = {"text", "json", "gradescope", "tap", "junit"};
+static const char *const format_names[] = {"text",  "json",  "gradescope",
+                                            "tap",   "junit", "autolab"};
 
 int gr_format_from_name(const char *name)
 {
@@ -426,6 +431,29 @@ static int dump_json(FILE *out, json_t *root, int ok, const char *format, lab_er
     }
     /* A failed write shows in ferror(out), which gr_write_report checks. */
     json_dumpf(root, out, JSON_INDENT(2));
+    fputc('\n', out);
+    json_decref(root);
+    return 0;
+}
+
+/* The scorecard, then {"scores": {...}, "scoreboard": [score]} on one line. */
+static int write_autolab(FILE *out, const gr_report *r, int verbose, lab_error *err)
+{
+    if (write_text(out, r, verbose, err) != 0)
+        return -1;
+    json_t *root = json_object(), *scores = json_object(), *board = json_array();
+    int ok = scores && board;
+    for (int i = 0; ok && i < r->nresults; i++)
+        jset(scores, r->results[i].test->name, json_integer(r->results[i].points), &ok);
+    jappend(board, json_integer(r->score), &ok);
+    jset(root, "scores", scores, &ok);
+    jset(root, "scoreboard", board, &ok);
+    if (!ok || !root) {
+        json_decref(root);
+        return lab_errorf(err, "cannot write the autolab report: jansson could not build it "
+                               "(out of memory?)");
+    }
+    json_dumpf(root, out, JSON_COMPACT);
     fputc('\n', out);
     json_decref(root);
     return 0;
@@ -838,6 +866,7 @@ int gr_write_report(FILE *out, const gr_report *r, gr_format format, int verbose
     case GR_FORMAT_GRADESCOPE: rc = write_gradescope(out, r, verbose, err); break;
     case GR_FORMAT_TAP: rc = write_tap(out, r, verbose, err); break;
     case GR_FORMAT_JUNIT: rc = write_junit(out, r, verbose, err); break;
+    case GR_FORMAT_AUTOLAB: rc = write_autolab(out, r, verbose, err); break;
     default: rc = lab_errorf(err, "cannot write a report: unknown format %d", (int) format);
     }
     if (rc != 0)

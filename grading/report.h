@@ -1,6 +1,6 @@
 /*
  * report.h - a grading run's results, and writing them for people (the
- * scorecard) or for machines (json, gradescope, tap, junit).
+ * scorecard) or for machines (json, gradescope, tap, junit, autolab).
  *
  * Not for: producing the results (grading/grade.c); this file only formats
  * what it is given.
@@ -44,7 +44,8 @@ typedef enum gr_format {
     GR_FORMAT_JSON,
     GR_FORMAT_GRADESCOPE,
     GR_FORMAT_TAP,
-    GR_FORMAT_JUNIT
+    GR_FORMAT_JUNIT,
+    GR_FORMAT_AUTOLAB
 } gr_format;
 
 /* "text", "json", ... -> format; -1 for an unknown name. */

@@ -4,8 +4,8 @@
 #     marks), the skeleton (near 0), a segfault in one function (85, as in
 #     test_grader.sh), a syntax error and a folder without lab0.c (0, status
 #     build_failed), and a student id with a comma and a space (quoted in the
-#     CSV); a plain file, an archive and a hidden folder are skipped, each
-#     with its reason;
+#     CSV); a plain file, an archive the grader does not read (.7z) and a
+#     hidden folder are skipped, each with its reason;
 #   - one JSON report per submission, the CSV gradebook (header, rows sorted
 #     by id, each test's points), the summary's counts, mean and median, and
 #     the histogram's files;
@@ -15,6 +15,15 @@
 #     (status error, score 0, exit 1; an error report where one can be
 #     written), and the other submissions keep their results; nothing is
 #     left running;
+#   - submissions sent as archives (.zip, .tar.gz, .tar.xz, .tgz): the
+#     student file taken from any folder in them, and nothing else; a link,
+#     two files of the name, a zip bomb and a gzip bomb refused with a reason
+#     naming the entry; a path with ../ written inside the work folder only;
+#     an archive and a folder with one id: the folder graded;
+#   - --shard K/N grades every N-th submission from the K-th, into the shared
+#     report folder and a gradebook of its own; --merge makes the course's
+#     gradebook from the reports, a submission whose shard has not run an
+#     error;
 #   - usage errors exit 2.
 #
 #   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/grading/test_batch.sh
@@ -69,7 +78,7 @@ cp solutions/lab0/lab0.c "$SUBS/weird, id/"
 hostile "$SUBS/crash" segfault
 hostile "$SUBS/broken" syntax_error
 echo "graded by hand" >"$SUBS/notes.txt"
-printf 'PK\003\004' >"$SUBS/a.zip"
+printf '7z\274\257\047\034' >"$SUBS/a.7z"
 mkdir -p "$SUBS/.git"
 cp solutions/lab0/lab0.c "$SUBS/.git/"
 # Not a student's: the grader's own files beside them are not graded either.
@@ -85,7 +94,7 @@ for id in good skel crash broken empty "weird, id"; do
         "$GRADES/$id.json" >/dev/null 2>&1 && ok || bad "batch: $id.json is not a lab0 report"
 done
 expect_eq "batch: no report for what is not a folder" \
-    "$(ls "$GRADES" | grep -c -e notes -e '^a\.zip')" 0
+    "$(ls "$GRADES" | grep -c -e notes -e '^a\.7z')" 0
 expect_eq "batch: progress lines" "$(grep -c '^\[[1-6]/6\] ' "$TMP/first.err")" 6
 expect_match "batch: a progress line" "$(cat "$TMP/first.err")" \
     "^\[[1-6]/6\] good 100/100 \([0-9]+\.[0-9] s\)$"
@@ -132,7 +141,7 @@ want=$(csv "$BOOK" | sed 1d | awk -F, '{ print $(NF - 13) }' | sort -n |
     awk '{ v[NR] = $1 } END { printf "%.1f", (v[3] + v[4]) / 2 }')
 expect_eq "summary: median" "$(count_of first median)" "$want"
 out=$(cat "$TMP/first.out")
-expect_match "summary: the archive, and why" "$out" "^  a\\.zip +.*archives are not read yet"
+expect_match "summary: the archive, and why" "$out" "^  a\\.7z +an archive the grader does not read"
 expect_match "summary: the file, and why" "$out" "^  notes\\.txt +not a folder"
 expect_match "summary: the hidden folder, and why" "$out" "^  \\.git +hidden"
 expect_match "summary: the most failed test" "$out" "^  limits +2 "
@@ -252,12 +261,97 @@ expect_eq "killed child: nothing left running" "$(runners)" ""
 expect_eq "no work folder left in $BUILD/grade" \
     "$(ls "$BUILD/grade" 2>/dev/null | grep '^batch\.' | sort | tr '\n' ' ')" "$ls_before"
 
+# ---- archives -------------------------------------------------------------------------
+
+ARCH=$TMP/archives
+MK=$TMP/mk
+mkdir -p "$ARCH" "$MK/alice/src" "$MK/bob" "$MK/dave/a" "$MK/dave/b" "$MK/eve" "$ARCH/carol" \
+    "$MK/junk"
+cp solutions/lab0/lab0.c "$MK/alice/src/"
+echo "not graded" >"$MK/alice/notes.txt"
+cp solutions/lab0/lab0.c "$MK/bob/"
+cp solutions/lab0/lab0.c "$MK/dave/a/"
+cp solutions/lab0/lab0.c "$MK/dave/b/"
+ln -s /etc/passwd "$MK/eve/lab0.c"
+cp labs/lab0/lab0.c "$ARCH/carol/"
+(cd "$MK" && bsdtar -a -cf "$ARCH/alice.zip" alice) &&
+    (cd "$MK/bob" && bsdtar -czf "$ARCH/bob.tar.gz" lab0.c) &&
+    (cd "$MK/bob" && bsdtar -a -cf "$ARCH/carol.zip" lab0.c) &&
+    (cd "$MK" && bsdtar -cJf "$ARCH/dave.tar.xz" dave) &&
+    (cd "$MK" && bsdtar -czf "$ARCH/eve.tgz" eve) &&
+    (cd "$MK/bob" && bsdtar -czPf "$ARCH/frank.tar.gz" -s ',^,../../,' lab0.c) &&
+    truncate -s 300M "$MK/lab0.c" && (cd "$MK" && bsdtar -a -cf "$ARCH/mallory.zip" lab0.c) &&
+    head -c 300M /dev/zero >"$MK/junk/zeros.bin" && cp solutions/lab0/lab0.c "$MK/junk/" &&
+    (cd "$MK/junk" && bsdtar -czf "$ARCH/trudy.tar.gz" zeros.bin lab0.c) && ok ||
+    bad "archives: bsdtar could not make the test archives"
+rm -rf "$MK/lab0.c" "$MK/junk"
+printf 'PK\003\004 not really' >"$ARCH/oscar.zip"
+batch arch --batch "$ARCH" lab0 -j 2
+AB=$ARCH.grades/grades.csv
+expect_eq "archives: exit status" "$(rc_of arch)" 1
+for id in alice bob frank; do
+    expect_eq "archives: $id graded from the archive" "$(field "$AB" $id 2),$(field "$AB" $id 4)" \
+        "100,graded"
+done
+expect_match "archives: the report names the archive" "$(jq -r .source "$ARCH.grades/alice.json")" \
+    "alice\\.zip$"
+expect_eq "archives: carol's folder, not her archive" "$(field "$AB" carol 2)" \
+    "$(jq -r .score "$ARCH.grades/carol.json")"
+[ "$(field "$AB" carol 2)" -le 10 ] && ok || bad "archives: carol's archive was graded, not her folder"
+expect_match "archives: carol.zip skipped, and why" "$(cat "$TMP/arch.out")" \
+    "^  carol\\.zip +the same student id as another entry"
+for spec in "dave|two files named lab0\\.c" "eve|eve/lab0\\.c is a symbolic link to /etc/passwd" \
+    "mallory|lab0\\.c is larger than 1024 KiB unpacked" "trudy|more than 256 MiB once unpacked" \
+    "oscar|oscar\\.zip: "; do
+    id=${spec%%|*}
+    expect_eq "archives: $id refused" "$(field "$AB" "$id" 2),$(field "$AB" "$id" 4)" "0,error"
+    expect_match "archives: $id's report says why" "$(jq -r .error "$ARCH.grades/$id.json")" \
+        "its archive was refused: .*${spec#*|}"
+done
+[ ! -e "$TMP/lab0.c" ] && [ ! -e "$ARCH/../lab0.c" ] && ok ||
+    bad "archives: frank's ../../lab0.c was written outside the work folder"
+
+# ---- shards and the merge ------------------------------------------------------------
+
+SH=$TMP/sharded
+for i in 1 2 3 4 5 6 7; do
+    mkdir -p "$SH/s$i"
+    cp solutions/lab0/lab0.c "$SH/s$i/"
+done
+cp labs/lab0/lab0.c "$SH/s5/"
+batch shard1 --batch "$SH" lab0 --shard 1/3
+batch shard2 --batch "$SH" lab0 --shard 2/3 -j 2
+expect_eq "shard 1/3: exit status" "$(rc_of shard1)" 0
+expect_eq "shard 1/3: s1, s4, s7" "$(csv "$SH.grades/grades.shard-1-of-3.csv" | sed 1d | cut -d, -f1 |
+    tr '\n' ' ')" "s1 s4 s7 "
+expect_eq "shard 2/3: s2, s5" "$(csv "$SH.grades/grades.shard-2-of-3.csv" | sed 1d | cut -d, -f1 |
+    tr '\n' ' ')" "s2 s5 "
+expect_match "shard 2/3: the summary says which" "$(cat "$TMP/shard2.out")" \
+    "2 submissions in .*, shard 2 of 3$"
+[ ! -e "$SH.grades/grades.csv" ] && ok || bad "a shard wrote the course's gradebook"
+batch early --batch "$SH" lab0 --merge
+expect_eq "merge before shard 3: exit status" "$(rc_of early)" 1
+expect_eq "merge before shard 3: s3 and s6 not graded" \
+    "$(field "$SH.grades/grades.csv" s3 4),$(field "$SH.grades/grades.csv" s6 4)" "error,error"
+expect_match "merge before shard 3: says why" "$(cat "$TMP/early.out")" \
+    "^  s3 +no report in .*: its shard has not run"
+[ ! -e "$SH.grades/s3.json" ] && ok || bad "merge: wrote a report for s3"
+batch shard3 --batch "$SH" lab0 --shard 3/3
+batch merge --batch "$SH" lab0 --merge
+expect_eq "merge: exit status" "$(rc_of merge)" 0
+expect_eq "merge: every row" "$(csv "$SH.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" \
+    "s1,100 s2,100 s3,100 s4,100 s5,$(jq -r .score "$SH.grades/s5.json") s6,100 s7,100 "
+expect_eq "merge: graded nothing" "$(count_of merge graded),$(count_of merge resumed)" "0,7"
+
 # ---- usage errors ----------------------------------------------------------------------
 
 for args in "--batch $TMP/nowhere lab0" "--batch $SUBS lab0 -j 0" "--batch $SUBS lab0 -j x" \
     "--batch $SUBS lab0 --timeout 0" "--batch $SUBS lab0 --solution" \
     "--batch $SUBS lab0 --test limits" "--batch $SUBS lab0 --format tap" "lab0 -j 2" \
-    "lab0 --force" "--batch $SUBS lab9" "--batch $SUBS lab0 --csv $TMP/nowhere/book.csv"; do
+    "lab0 --force" "--batch $SUBS lab9" "--batch $SUBS lab0 --csv $TMP/nowhere/book.csv" \
+    "--batch $SUBS lab0 --shard 0/3" "--batch $SUBS lab0 --shard 4/3" \
+    "--batch $SUBS lab0 --shard 2" "--batch $SUBS lab0 --shard 1/3x" "lab0 --shard 1/2" \
+    "--batch $SUBS lab0 --merge --shard 1/2" "--batch $SUBS lab0 --merge --force"; do
     # shellcheck disable=SC2086
     "$GRADER" $args >/dev/null 2>"$TMP/usage.err"
     expect_eq "usage error '$args': exit status" "$?" 2

@@ -194,6 +194,7 @@ START_TEST(test_format_names)
     ck_assert_int_eq(gr_format_from_name("gradescope"), GR_FORMAT_GRADESCOPE);
     ck_assert_int_eq(gr_format_from_name("tap"), GR_FORMAT_TAP);
     ck_assert_int_eq(gr_format_from_name("junit"), GR_FORMAT_JUNIT);
+    ck_assert_int_eq(gr_format_from_name("autolab"), GR_FORMAT_AUTOLAB);
     ck_assert_int_eq(gr_format_from_name("JSON"), -1);
     ck_assert_int_eq(gr_format_from_name("xml"), -1);
     ck_assert_int_eq(gr_format_from_name(""), -1);
@@ -759,14 +760,43 @@ START_TEST(test_junit_build_failed)
 }
 END_TEST
 
+/* ---- autolab ------------------------------------------------------------------------------ */
+
+/* The scorecard, then one line of JSON: every test's points by name, and the
+ * total on the scoreboard; nothing after it. */
+START_TEST(test_autolab)
+{
+    const gr_report *reports[] = {&report_pass, &report_mixed, &report_nobuild};
+    for (int i = 0; i < 3; i++) {
+        const gr_report *r = reports[i];
+        char *out = render(r, GR_FORMAT_AUTOLAB, 0), *text = render(r, GR_FORMAT_TEXT, 0);
+        size_t tlen = strlen(text);
+        ck_assert_msg(strncmp(out, text, tlen) == 0, "report %d: the scorecard comes first", i);
+        const char *line = out + tlen;
+        ck_assert_ptr_eq(strchr(line, '\n'), line + strlen(line) - 1); /* one line */
+        json_t *root = parse_json(line), *scores = json_object_get(root, "scores");
+        ck_assert_int_eq((int) json_object_size(root), 2);
+        ck_assert_int_eq((int) json_object_size(scores), r->nresults);
+        for (int t = 0; t < r->nresults; t++)
+            ck_assert_int_eq(jget_int(scores, r->results[t].test->name), r->results[t].points);
+        json_t *board = json_object_get(root, "scoreboard");
+        ck_assert_int_eq((int) json_array_size(board), 1);
+        ck_assert_int_eq(json_integer_value(json_array_get(board, 0)), r->score);
+        json_decref(root);
+        free(out);
+        free(text);
+    }
+}
+END_TEST
+
 /* ---- every format, every report --------------------------------------------------------- */
 
-/* All 5 formats x 3 reports x verbose or not: valid UTF-8, and the machine
+/* All 6 formats x 3 reports x verbose or not: valid UTF-8, and the machine
  * formats parse. */
 START_TEST(test_every_format_is_valid)
 {
     const gr_report *reports[] = {&report_pass, &report_mixed, &report_nobuild};
-    for (int f = GR_FORMAT_TEXT; f <= GR_FORMAT_JUNIT; f++)
+    for (int f = GR_FORMAT_TEXT; f <= GR_FORMAT_AUTOLAB; f++)
         for (int i = 0; i < 3; i++)
             for (int verbose = 0; verbose < 2; verbose++) {
                 char *out = render(reports[i], (gr_format) f, verbose);
@@ -786,7 +816,7 @@ END_TEST
 
 START_TEST(test_write_to_full_disk)
 {
-    for (int f = GR_FORMAT_TEXT; f <= GR_FORMAT_JUNIT; f++) {
+    for (int f = GR_FORMAT_TEXT; f <= GR_FORMAT_AUTOLAB; f++) {
         FILE *full = fopen("/dev/full", "w");
         lab_error err = {{0}};
         ck_assert_ptr_nonnull(full);
@@ -818,8 +848,8 @@ START_TEST(test_bad_arguments)
     ck_assert_ptr_nonnull(strstr(err.msg, "stream is NULL"));
     ck_assert_int_eq(gr_write_report(f, NULL, GR_FORMAT_TEXT, 0, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "the report is NULL"));
-    ck_assert_int_eq(gr_write_report(f, &report_pass, (gr_format) 5, 0, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "unknown format 5"));
+    ck_assert_int_eq(gr_write_report(f, &report_pass, (gr_format) 6, 0, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown format 6"));
     ck_assert_int_eq(gr_write_report(f, &report_pass, (gr_format) -1, 0, &err), -1);
     r.results = bad;
     r.nresults = 1;
@@ -872,6 +902,7 @@ static Suite *report_suite(void)
     tcase_add_checked_fixture(tc, make_reports, NULL);
     tcase_add_test(tc, test_junit_mixed);
     tcase_add_test(tc, test_junit_build_failed);
+    tcase_add_test(tc, test_autolab);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("all formats");

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# setup.sh - Gradescope runs this once, as root, when it builds the
+# autograder's image (`make gradescope-LAB` made this zip): installs the
+# Debian or Ubuntu packages the grader needs and builds it in course/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/course"
+if [ -z "${FP8LAB_NO_INSTALL:-}" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    # shellcheck disable=SC2046
+    apt-get install -y $(sh common/deps.sh missing build labs)
+fi
+make -j"$(nproc)" grader

@@ -1,0 +1,184 @@
+/*
+ * unpack.c - the student files out of a submission's archive, through
+ * libarchive (see unpack.h).
+ *
+ * Nothing in the archive decides where a file goes: each wanted file is
+ * written by its base name into dest, with O_EXCL and O_NOFOLLOW, so that
+ * "../" in a path, an absolute path or a link cannot reach outside dest;
+ * and a wanted name that is a link, a device or a folder refuses the whole
+ * archive, so the student learns why the file was not graded.
+ */
+#define _GNU_SOURCE
+#include "unpack.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+static const char *const suffixes[] = {
+    ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar", ".zip", 0,
+};
+
+size_t gr_archive_suffix(const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; suffixes[i]; i++) {
+        size_t n = strlen(suffixes[i]);
+        if (len > n && strcasecmp(name + len - n, suffixes[i]) == 0)
+            return n;
+    }
+    return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* macOS's resource forks: __MACOSX/... and ._NAME. */
+static int is_junk(const char *path)
+{
+    return strncmp(path, "__MACOSX/", 9) == 0 || strstr(path, "/__MACOSX/") != NULL ||
+           strncmp(base_name(path), "._", 2) == 0;
+}
+
+/* Which of wanted is path's base name: its index, or -1. */
+static int wanted_index(const char *path, const char *const *wanted)
+{
+    const char *base = base_name(path);
+    for (int i = 0; wanted[i]; i++)
+        if (strcmp(base, wanted[i]) == 0)
+            return i;
+    return -1;
+}
+
+static const char *kind_of(struct archive_entry *e)
+{
+    if (archive_entry_hardlink(e))
+        return "a hard link";
+    switch (archive_entry_filetype(e)) {
+    case AE_IFLNK: return "a symbolic link";
+    case AE_IFDIR: return "a folder";
+    case AE_IFREG: return NULL;
+    default: return "a special file (device, pipe or socket)";
+    }
+}
+
+/* Copies the current entry's data into dest/name, at most
+ * GR_UNPACK_MAX_FILE bytes. */
+static int extract(struct archive *a, const char *archive, const char *entry, const char *dest,
+                   const char *name, lab_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dest, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return lab_errorf(err, "%s: cannot write %s: %s", archive, path, strerror(errno));
+    char buf[65536];
+    long total = 0;
+    int rc = 0;
+    for (;;) {
+        la_ssize_t n = archive_read_data(a, buf, sizeof buf);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            rc = lab_errorf(err, "%s: %s: cannot unpack: %s", archive, entry,
+                            archive_error_string(a));
+            break;
+        }
+        total += n;
+        if (total > GR_UNPACK_MAX_FILE) {
+            rc = lab_errorf(err, "%s: %s is larger than %ld KiB unpacked: not a source "
+                            "file (a zip bomb?)", archive, entry, GR_UNPACK_MAX_FILE >> 10);
+            break;
+        }
+        if (write(fd, buf, (size_t)n) != n) {
+            rc = lab_errorf(err, "%s: cannot write: %s", path, strerror(errno));
+            break;
+        }
+    }
+    if (close(fd) != 0 && rc == 0)
+        rc = lab_errorf(err, "%s: cannot write: %s", path, strerror(errno));
+    if (rc != 0)
+        unlink(path);
+    return rc;
+}
+
+/* One entry: extracts it if wanted, else skips it. found[i] holds the path
+ * taken for wanted[i] (empty while none). */
+static int one_entry(struct archive *a, struct archive_entry *e, const char *archive,
+                     const char *dest, const char *const *wanted, char (*found)[256],
+                     lab_error *err)
+{
+    const char *entry = archive_entry_pathname(e);
+    if (!entry)
+        return lab_errorf(err, "%s: an entry without a name", archive);
+    int w = is_junk(entry) ? -1 : wanted_index(entry, wanted);
+    if (w < 0)
+        return archive_read_data_skip(a) == ARCHIVE_OK ? 0
+               : lab_errorf(err, "%s: %s: cannot read past it: %s", archive, entry,
+                            archive_error_string(a));
+    const char *kind = kind_of(e);
+    if (kind)
+        return lab_errorf(err, "%s: %s is %s%s%s, not a file: put the file itself in the "
+                          "archive", archive, entry, kind,
+                          archive_entry_symlink(e) ? " to " : "",
+                          archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
+    if (found[w][0])
+        return lab_errorf(err, "%s: two files named %s, %s and %s: keep one", archive,
+                          wanted[w], found[w], entry);
+    snprintf(found[w], sizeof found[w], "%s", entry);
+    return extract(a, archive, entry, dest, wanted[w], err);
+}
+
+int gr_unpack(const char *archive, const char *dest, const char *const *wanted, lab_error *err)
+{
+    char found[16][256];
+    int nwanted = 0;
+    while (wanted[nwanted])
+        nwanted++;
+    if (nwanted > 16)
+        return lab_errorf(err, "gr_unpack: more than 16 wanted files");
+    memset(found, 0, sizeof found);
+
+    struct archive *a = archive_read_new();
+    if (!a)
+        return lab_errorf(err, "%s: out of memory", archive);
+    archive_read_support_filter_all(a);
+    archive_read_support_format_tar(a);
+    archive_read_support_format_zip(a);
+    int rc = 0;
+    if (archive_read_open_filename(a, archive, 65536) != ARCHIVE_OK)
+        rc = lab_errorf(err, "%s: not an archive the grader reads (.zip or .tar, plain or "
+                        "gzip-, bzip2- or xz-compressed): %s", archive, archive_error_string(a));
+    long entries = 0;
+    while (rc == 0) {
+        struct archive_entry *e;
+        int r = archive_read_next_header(a, &e);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+            rc = lab_errorf(err, "%s: corrupt after %ld entries: %s", archive, entries,
+                            archive_error_string(a));
+            break;
+        }
+        if (++entries > GR_UNPACK_MAX_ENTRIES) {
+            rc = lab_errorf(err, "%s: more than %d entries", archive, GR_UNPACK_MAX_ENTRIES);
+            break;
+        }
+        rc = one_entry(a, e, archive, dest, wanted, found, err);
+        if (rc == 0 && archive_filter_bytes(a, 0) > GR_UNPACK_MAX_TOTAL)
+            rc = lab_errorf(err, "%s: more than %ld MiB once unpacked (a zip bomb?)", archive,
+                            GR_UNPACK_MAX_TOTAL >> 20);
+    }
+    archive_read_free(a);
+    return rc;
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# test_gradescope.sh - the Gradescope autograder, end to end:
+# `make gradescope-lab0` builds the zip (setup.sh, run_autograder and the
+# course without its solutions); unpacked into a folder laid out like
+# Gradescope's /autograder, setup.sh builds the grader (without installing
+# packages: FP8LAB_NO_INSTALL=1), and run_autograder grades what a student
+# uploaded into results.json: the solution nested in a folder (full marks),
+# the skeleton (low), nothing (0, saying lab0.c is missing).
+#
+#   FP8LAB_BUILD=build sh tests/grading/test_gradescope.sh
+# Run from the top of the course. Exit status 0 when every check passes.
+
+set -u
+ROOT=$(pwd)
+B=${FP8LAB_BUILD:-build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+. "$ROOT/tests/grading/lib.sh"
+quiet_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"; }
+
+quiet_make -s BUILD="$B" gradescope-lab0 >"$TMP/make.out" 2>&1
+expect_eq "make gradescope-lab0: exit status" "$?" 0
+ZIP=$B/gradescope/lab0-autograder.zip
+AG=$TMP/autograder
+mkdir -p "$AG/source"
+bsdtar -xf "$ZIP" -C "$AG/source" && ok || bad "$ZIP: not a zip bsdtar reads"
+for f in setup.sh run_autograder; do
+    [ -x "$AG/source/$f" ] && ok || bad "the zip's $f: missing or not executable"
+done
+[ -f "$AG/source/course/data/golden/lab0/decode.npy" ] && ok || bad "the zip has no goldens"
+[ ! -e "$AG/source/course/solutions" ] && ok || bad "the zip holds the solutions"
+grep -q 'lab=lab0$' "$AG/source/run_autograder" && ok || bad "run_autograder: not for lab0"
+
+FP8LAB_NO_INSTALL=1 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash "$AG/source/setup.sh" \
+    >"$TMP/setup.out" 2>&1
+expect_eq "setup.sh: exit status" "$?" 0 || tail -n 20 "$TMP/setup.out"
+
+# grade NAME: runs run_autograder on what $AG/submission holds now.
+grade() {
+    rm -rf "$AG/results"
+    AUTOGRADER_ROOT=$AG bash "$AG/source/run_autograder" >"$TMP/$1.out" 2>&1
+    expect_eq "$1: run_autograder's exit status" "$?" 0
+    cp "$AG/results/results.json" "$TMP/$1.json" 2>/dev/null
+}
+mkdir -p "$AG/submission/my work"
+cp solutions/lab0/lab0.c "$AG/submission/my work/"
+grade solution
+expect_eq "solution: score, tests" "$(jq -r '[.score, (.tests | length)] | join(",")' "$TMP/solution.json")" \
+    "100,11"
+rm -rf "$AG/submission" && mkdir -p "$AG/submission" && cp labs/lab0/lab0.c "$AG/submission/"
+grade skeleton
+score=$(jq -r .score "$TMP/skeleton.json")
+[ "${score%.*}" -le 10 ] 2>/dev/null && ok || bad "skeleton: score '$score', want at most 10"
+rm -rf "$AG/submission" && mkdir -p "$AG/submission"
+grade nothing
+expect_eq "nothing: score" "$(jq -r .score "$TMP/nothing.json")" 0
+expect_match "nothing: says what is missing" "$(jq -r '.output' "$TMP/nothing.json")" "lab0\\.c"
+
+echo "test_gradescope: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,116 @@
+#!/bin/sh
+# test_slurm.sh - grading a course on a cluster, for real: starts a Slurm
+# of one node on loopback (munged, slurmctld and slurmd from Debian's munge
+# and slurm-wlm, each on this test's own key, socket, ports and folders),
+# grades seven lab0 submissions with grading/slurm/grade-course.sh as an
+# array job of three shards and a merge job, and checks the merged
+# gradebook against the submissions. Skipped (exit 77), saying why, where
+# Slurm or munge is not installed or the test does not run as root (the
+# daemons need it here).
+#
+#   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/grading/test_slurm.sh
+# Run from the top of the course. Exit status 0 when every check passes.
+
+set -u
+ROOT=$(pwd)
+for tool in munged munge slurmctld slurmd sbatch squeue sinfo; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "test_slurm: skipped: $tool not found (Debian's slurm-wlm and munge;"
+        echo "  sudo apt-get install slurm-wlm munge)"
+        exit 77
+    fi
+done
+if [ "$(id -u)" != 0 ]; then
+    echo "test_slurm: skipped: starting slurmd and munged here needs root"
+    exit 77
+fi
+TMP=$(mktemp -d) || exit 1
+chmod 755 "$TMP"
+CTL_PORT=${FP8LAB_SLURM_PORT:-16817}
+D_PORT=$((CTL_PORT + 1))
+stop() {
+    for d in slurmd slurmctld munged; do
+        [ -f "$TMP/$d.pid" ] && kill "$(cat "$TMP/$d.pid")" 2>/dev/null
+    done
+    sleep 1
+    rm -rf "$TMP"
+}
+trap stop EXIT INT TERM
+. "$ROOT/tests/grading/lib.sh"
+
+# ---- a cluster of one ------------------------------------------------------------------
+
+mkdir -p "$TMP/state" "$TMP/spool" "$TMP/log"
+head -c 1024 /dev/urandom >"$TMP/munge.key" && chmod 400 "$TMP/munge.key"
+# --force: munged would rather not run as root, nor under a world-writable /tmp.
+munged --force --key-file="$TMP/munge.key" --socket="$TMP/munge.sock" \
+    --pid-file="$TMP/munged.pid" --log-file="$TMP/log/munged.log" \
+    --seed-file="$TMP/munged.seed" >"$TMP/log/munged.out" 2>&1 ||
+    { echo "test_slurm: munged did not start:"; cat "$TMP/log/munged.out"; exit 1; }
+cat >"$TMP/slurm.conf" <<CONF
+ClusterName=fp8labtest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$TMP/munge.sock
+StateSaveLocation=$TMP/state
+SlurmdSpoolDir=$TMP/spool
+SlurmctldPidFile=$TMP/slurmctld.pid
+SlurmdPidFile=$TMP/slurmd.pid
+SlurmctldLogFile=$TMP/log/slurmctld.log
+SlurmdLogFile=$TMP/log/slurmd.log
+SlurmctldPort=$CTL_PORT
+SlurmdPort=$D_PORT
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+ReturnToService=2
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=cpu Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$TMP/slurm.conf
+slurmctld -i >"$TMP/log/slurmctld.out" 2>&1 && slurmd -N localhost >"$TMP/log/slurmd.out" 2>&1 ||
+    { echo "test_slurm: slurmctld or slurmd did not start:"; cat "$TMP"/log/*; exit 1; }
+up=0
+for i in $(seq 1 60); do
+    sinfo -h -o %T 2>/dev/null | grep -q idle && { up=1; break; }
+    sleep 0.5
+done
+[ $up = 1 ] && ok || { bad "the node did not come up:"; cat "$TMP"/log/*.log; exit 1; }
+
+# ---- the course: seven submissions, three shards ----------------------------------------
+
+SUBS=$TMP/submissions
+for i in 1 2 3 4 5 6 7; do
+    mkdir -p "$SUBS/s$i"
+    cp solutions/lab0/lab0.c "$SUBS/s$i/"
+done
+cp labs/lab0/lab0.c "$SUBS/s4/"
+out=$(sh grading/slurm/grade-course.sh -n 3 -w "$SUBS" lab0 --partition=cpu 2>&1)
+expect_match "grade-course.sh: says what it submitted" "$out" \
+    "array job [0-9]+ \\(3 shards\\), merge job [0-9]+"
+BOOK=$SUBS.grades/grades.csv
+for k in 1 2 3; do
+    [ -f "$SUBS.grades/grades.shard-$k-of-3.csv" ] && ok || bad "shard $k of 3: no gradebook"
+done
+expect_eq "merged gradebook: every student, in order" \
+    "$(tr -d '\r' <"$BOOK" | sed 1d | cut -d, -f1,4 | tr '\n' ' ')" \
+    "s1,graded s2,graded s3,graded s4,graded s5,graded s6,graded s7,graded "
+expect_eq "merged gradebook: the scores" \
+    "$(tr -d '\r' <"$BOOK" | sed 1d | cut -d, -f2 | tr '\n' ' ')" \
+    "100 100 100 $(jq -r .score "$SUBS.grades/s4.json") 100 100 100 "
+expect_match "the merge job's summary" "$out" "7 submissions in .*, merged from the reports"
+# Each shard ran as an array task of its own.
+expect_eq "three array tasks ran" "$(ls "$SUBS.grades"/slurm-*_*.out 2>/dev/null | wc -l | tr -d ' ')" 3
+
+echo "test_slurm: $passed passed, $failed failed"
+[ "$failed" = 0 ]
