@@ -31,6 +31,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -64,6 +65,7 @@
 
 #define MAX_SOURCE_BYTES (4L << 20) /* a student file larger than this is refused */
 #define BUILD_TIMEOUT_S 120.0
+#define BUILD_AS_MIB 2048L     /* the compiler's address space: an #include of /dev/zero stops here */
 #define LOG_LINES 40               /* of the compiler's messages, in the report */
 #define OUTPUT_SHOWN 2048          /* bytes of a test's output, in the report */
 
@@ -180,7 +182,36 @@ typedef struct limits {
     long as_mib;      /* 0: none */
     long fsize_bytes; /* 0: none */
     long cpu_s;       /* 0: none */
+    long nofile;      /* open files; 0: none */
+    long nproc;       /* processes beyond those the user runs already; 0: none */
 } limits;
+
+/* Open files a test runner may hold (Check's, the results pipe, the log)
+ * and processes it may start (Check forks one per test), with room. */
+#define RUNNER_NOFILE 64
+#define RUNNER_NPROC 16
+
+/* How many processes the calling user runs now, from /proc; -1 if unknown. */
+static long user_processes(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    uid_t me = getuid();
+    long count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300];
+        struct stat st;
+        snprintf(path, sizeof path, "/proc/%s", e->d_name);
+        if (stat(path, &st) == 0 && st.st_uid == me)
+            count++;
+    }
+    closedir(d);
+    return count;
+}
 
 static void set_limit(int resource, rlim_t value)
 {
@@ -218,6 +249,15 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
         set_limit(RLIMIT_FSIZE, (rlim_t)lim->fsize_bytes);
     if (lim->cpu_s > 0)
         set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
+    if (lim->nofile > 0)
+        set_limit(RLIMIT_NOFILE, (rlim_t)lim->nofile);
+    /* RLIMIT_NPROC counts every process of the user, and root is exempt
+     * from it: it bounds a fork bomb only under an unprivileged user. */
+    if (lim->nproc > 0 && getuid() != 0) {
+        long now = user_processes();
+        if (now >= 0)
+            set_limit(RLIMIT_NPROC, (rlim_t)(now + lim->nproc));
+    }
     execve(argv[0], argv, envp);
     execvpe(argv[0], argv, envp);
     dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
@@ -250,7 +290,7 @@ static int wait_until(pid_t pid, double deadline, int *timed_out)
 /* Runs the compiler with the given arguments; 0 when it succeeded. */
 static int run_build(char **argv, const char *log)
 {
-    limits lim = {0, 64L << 20, (long)BUILD_TIMEOUT_S};
+    limits lim = {BUILD_AS_MIB, 64L << 20, (long)BUILD_TIMEOUT_S, 256, 32};
     pid_t pid = spawn(argv, environ, log, -1, &lim);
     if (pid < 0)
         return -1;
@@ -314,7 +354,7 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
 {
     char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
-    limits lim = {0, 16L << 20, 30};
+    limits lim = {0, 16L << 20, 30, 64, 4};
     int rc = -1, timed_out = 0, status = -1;
     pid_t pid = spawn(argv, environ, listing, -1, &lim);
     if (pid > 0)
@@ -623,7 +663,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
         goto out;
     }
     limits lim = {GRADER_SANITIZE ? 0 : o->lab->mem_limit_mib, GR_OUTPUT_LIMIT,
-                  (long)budget + 1};
+                  (long)budget + 1, RUNNER_NOFILE, RUNNER_NPROC};
     pid_t pid = spawn(argv, envp, log, fds[1], &lim);
     close(fds[1]);
     if (pid < 0) {

@@ -16,11 +16,16 @@ expect_match() { # what text extended-regex
 }
 
 # hostile_into FILE NAME: FILE becomes the lab0 solution with the functions
-# of tests/grading/hostile/NAME.c swapped in for its own (renamed
+# of tests/hostile/NAME.c swapped in for its own (renamed
 # solution_decode, solution_encode, solution_format_limits, which the
-# fragment may call).
+# fragment may call). A fragment with the line "hostile: first" goes before
+# the solution instead, whole.
 hostile_into() {
-    frag=$ROOT/tests/grading/hostile/$2.c
+    frag=$ROOT/tests/hostile/$2.c
+    if grep -q 'hostile: first' "$frag"; then
+        cat "$frag" "$ROOT/solutions/lab0/lab0.c" >"$1"
+        return
+    fi
     {
         for f in lab0_decode lab0_encode lab0_format_limits; do
             grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#define $f solution_${f#lab0_}"

@@ -2,9 +2,9 @@
 # test_grader.sh - the grader's own tests, on lab0:
 #   - the reference solution scores full marks; the untouched skeleton scores
 #     near 0 and the grader exits 1 without crashing;
-#   - hostile submissions (tests/grading/hostile/*.c) are each reported
+#   - hostile submissions (tests/hostile/*.c) are each reported
 #     against the tests they hit, and every other test still passes: a
-#     segfault, an endless loop, exit(0) inside a graded function, an 8 GiB
+#     segfault, an endless loop, exit(0) inside a graded function, a 64 GiB
 #     malloc, 100 MB of output, a compile error, a constructor that exits
 #     before any test, forged result lines;
 #   - Check's traps: exit(0) (above), CK_RUN_CASE and friends in the
@@ -96,8 +96,8 @@ expect_eq "exit(0): tests hit" "$(not_passed exit0)" "decode_e4m3 decode_e5m2 "
 expect_match "exit(0): message" "$(message_of exit0 decode_e4m3)" "exited early with status 0"
 
 grade bigalloc lab0 --dir "$(hostile bigalloc)"
-expect_eq "8 GiB malloc: tests hit" "$(not_passed bigalloc)" "$limits_only"
-expect_match "8 GiB malloc: message" "$(message_of bigalloc limits)" "crashed|exited early"
+expect_eq "64 GiB malloc: tests hit" "$(not_passed bigalloc)" "$limits_only"
+expect_match "64 GiB malloc: message" "$(message_of bigalloc limits)" "crashed|exited early"
 
 grade flood lab0 --dir "$(hostile flood)"
 expect_eq "output flood: tests hit" "$(not_passed flood)" "$limits_only"
@@ -234,6 +234,11 @@ if xmllint --noout "$TMP/junit.xml" 2>/dev/null; then ok; else bad "junit: not w
 expect_eq "junit: test cases" "$(xmllint --xpath 'count(//testcase)' "$TMP/junit.xml")" 11
 "$GRADER" lab0 --dir "$TMP/sub-segfault" --format junit >"$TMP/junit2.xml" 2>/dev/null
 expect_eq "junit: errors" "$(xmllint --xpath 'count(//testcase/error)' "$TMP/junit2.xml")" 2
+"$GRADER" lab0 --dir "$TMP/sub-segfault" -A >"$TMP/autolab" 2>/dev/null
+expect_match "autolab: the scorecard first" "$(head -n 1 "$TMP/autolab")" "^lab0: FP8 number formats"
+expect_eq "autolab: the last line, Autolab's scores" \
+    "$(tail -n 1 "$TMP/autolab" | jq -r '[(.scores | length), (.scores | add), .scoreboard[0],
+       .scores.limits] | join(",")')" "11,85,85,0"
 "$GRADER" lab0 --format tap >"$TMP/tap" 2>/dev/null
 expect_eq "tap: plan" "$(grep -m1 '^1\.\.' "$TMP/tap")" "1..11"
 expect_eq "tap: results" "$(grep -cE '^(not )?ok [0-9]+ - ' "$TMP/tap")" 11

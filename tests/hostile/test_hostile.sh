@@ -1,0 +1,113 @@
+#!/bin/sh
+# test_hostile.sh - one batch, as an instructor would run it the night of a
+# deadline: every hostile submission in tests/hostile (each a fragment
+# swapped into the lab0 solution, tests/grading/lib.sh), two hostile
+# archives (a symbolic link out of the archive, a zip bomb) and three
+# correct submissions, graded together two at a time. Each hostile one gets
+# the report aimed at it, the correct ones full marks; nothing is written
+# outside the work folders, the goldens are untouched, nothing is left
+# running.
+#
+#   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/hostile/test_hostile.sh
+# Run from the top of the course. Exit status 0 when every check passes.
+
+set -u
+ROOT=$(pwd)
+GRADER=${GRADER:-build/bin/grader}
+case $GRADER in /*) ;; *) GRADER=$ROOT/$GRADER ;; esac
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+. "$ROOT/tests/grading/lib.sh"
+
+SUBS=$TMP/course
+mkdir -p "$SUBS"
+for id in good1 good2 good3; do
+    mkdir -p "$SUBS/$id"
+    cp solutions/lab0/lab0.c "$SUBS/$id/"
+done
+# Every fragment but slow.c (a second, fine under the limit: test_grader.sh).
+count=0
+for frag in tests/hostile/*.c; do
+    name=$(basename "$frag" .c)
+    [ "$name" = slow ] && continue
+    mkdir -p "$SUBS/$name"
+    hostile_into "$SUBS/$name/lab0.c" "$name"
+    count=$((count + 1))
+done
+mkdir -p "$TMP/mk/link"
+ln -s /etc/passwd "$TMP/mk/link/lab0.c"
+(cd "$TMP/mk" && bsdtar -czf "$SUBS/symlink_escape.tar.gz" link) &&
+    truncate -s 200M "$TMP/mk/lab0.c" && (cd "$TMP/mk" && bsdtar -a -cf "$SUBS/zip_bomb.zip" lab0.c) &&
+    ok || bad "bsdtar could not make the hostile archives"
+rm -f "$TMP/mk/lab0.c"
+count=$((count + 2))
+[ "$count" -ge 15 ] && ok || bad "only $count hostile submissions; the course keeps at least 15"
+
+sums_before=$(sha256sum data/golden/lab0/* | sha256sum)
+rm -f /tmp/fp8lab-hostile-was-here
+"$GRADER" --batch "$SUBS" lab0 -j 2 >"$TMP/out" 2>"$TMP/err"
+expect_eq "batch: exit status (two archives refused)" "$?" 1
+R=$SUBS.grades
+BOOK=$R/grades.csv
+field() { tr -d '\r' <"$BOOK" | awk -F, -v id="$1" -v n="$2" '$1 == id { print $n }'; }
+not_passed() { jq -r '[.tests[] | select(.status != "pass") | .name] | join(" ")' "$R/$1.json"; }
+message_of() { jq -r --arg t "$2" '.tests[] | select(.name == $t) | .message' "$R/$1.json"; }
+
+expect_eq "every submission in the gradebook" "$(tr -d '\r' <"$BOOK" | sed 1d | wc -l | tr -d ' ')" \
+    $((count + 3))
+for id in good1 good2 good3; do
+    expect_eq "$id: full marks" "$(field $id 2),$(field $id 4)" "100,graded"
+done
+
+# graded NAME SCORE TESTS PATTERN: the report's score, the tests that did
+# not pass, and the first one's message.
+graded() {
+    expect_eq "$1: score and status" "$(field "$1" 2),$(field "$1" 4)" "$2,graded"
+    expect_eq "$1: tests hit" "$(not_passed "$1")" "$3"
+    expect_match "$1: message" "$(message_of "$1" "${3%% *}")" "$4"
+}
+limits="limits rel_error_bound"
+graded segfault 85 "$limits" "crashed|exited early"
+graded abort 85 "$limits" "crashed|exited early"
+graded loop 85 "$limits" "^timed out"
+graded bigalloc 85 "$limits" "crashed|exited early"
+graded flood 85 "$limits" "^output flood"
+graded stderr_flood 85 "$limits" "^output flood"
+graded exit0 80 "decode_e4m3 decode_e5m2" "exited early with status 0"
+graded forge 80 "decode_e4m3 decode_e5m2" "."
+expect_eq "early_exit: score" "$(field early_exit 2),$(field early_exit 4)" "0,graded"
+expect_match "early_exit: why" "$(message_of early_exit limits)" "exited with status 0"
+
+# refused NAME PATTERN: no build, score 0, the build log says why.
+refused() {
+    expect_eq "$1: score and status" "$(field "$1" 2),$(field "$1" 4)" "0,build_failed"
+    expect_match "$1: the build log says why" "$(jq -r .build_log "$R/$1.json")" "$2"
+}
+refused syntax_error "lab0\\.c:[0-9]+:[0-9]+: error"
+refused fork_bomb "uses fork"
+refused spawn "uses system"
+refused write_outside "uses fopen"
+refused overwrite_golden "uses open"
+refused read_solution "uses fopen"
+refused read_golden "uses fopen"
+refused kill_parent "uses (kill|getppid)"
+refused codec "uses fp8_encode"
+refused sanitizer_hook "__asan_default_options"
+refused self_include "nested depth|nested too deeply"
+refused include_zero "out of memory|memory exhausted|stopped after"
+
+for spec in "symlink_escape|link/lab0\\.c is a symbolic link to /etc/passwd" \
+    "zip_bomb|lab0\\.c is larger than 1024 KiB unpacked"; do
+    id=${spec%%|*}
+    expect_eq "$id: refused" "$(field "$id" 2),$(field "$id" 4)" "0,error"
+    expect_match "$id: says why" "$(jq -r .error "$R/$id.json")" "its archive was refused: .*${spec#*|}"
+done
+
+# Nothing escaped.
+expect_eq "the goldens are untouched" "$(sha256sum data/golden/lab0/* | sha256sum)" "$sums_before"
+[ ! -e /tmp/fp8lab-hostile-was-here ] && ok || bad "a submission wrote outside its folder"
+left=$(for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' <"$f" 2>/dev/null | grep "$TMP" && echo; done)
+expect_eq "nothing left running" "$left" ""
+
+echo "test_hostile: $passed passed, $failed failed"
+[ "$failed" = 0 ]
