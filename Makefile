@@ -241,7 +241,7 @@ $(LIBGRADING): $(BUILD)/obj/grading/runner.o $(RUBRIC_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o unpack.o) $(RUBRIC_OBJS)
+$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o unpack.o sandbox.o) $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^

@@ -20,18 +20,19 @@
 set -u
 
 ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev \
-zlib1g-dev libarchive-dev libopenblas-dev gnuplot-nox jq libxml2-utils patch libarchive-tools \
+zlib1g-dev libarchive-dev bubblewrap libopenblas-dev gnuplot-nox jq libxml2-utils patch libarchive-tools \
 dataset-fashion-mnist slurm-wlm munge"
 
 # build: the library, the tools and the grader (Check for the test suites,
 # jansson for JSON reports, libxml2 for JUnit XML, nettle for sha256, zlib
-# for the datasets' .gz files, libarchive for submissions sent as archives).
+# for the datasets' .gz files, libarchive for submissions sent as archives,
+# bubblewrap for the sandbox submissions run in).
 # test: what make test adds: a C++ compiler for the oracle tests, and jq,
 # xmllint, patch and bsdtar (libarchive-tools, to make archives) for the
 # grader's tests.
 packages_for() {
     case "$1" in
-    build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev zlib1g-dev libarchive-dev" ;;
+    build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev zlib1g-dev libarchive-dev bubblewrap" ;;
     test)  echo "g++ jq libxml2-utils patch libarchive-tools" ;;
     plot)  echo "gnuplot-nox" ;;
     labs)  echo "libopenblas-dev" ;;
@@ -57,6 +58,7 @@ present() {
     zlib1g-dev)     pkg-config --exists zlib 2>/dev/null ;;
     libarchive-dev) pkg-config --exists libarchive 2>/dev/null ;;
     libarchive-tools) command -v bsdtar >/dev/null 2>&1 ;;
+    bubblewrap)     command -v bwrap >/dev/null 2>&1 ;;
     libopenblas-dev) pkg-config --exists openblas 2>/dev/null ;;
     dataset-fashion-mnist) [ -r /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] ;;
     slurm-wlm) command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 ;;

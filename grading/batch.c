@@ -43,6 +43,7 @@
 #include "atomic_file.h"
 #include "grade.h"
 #include "plot.h"
+#include "sandbox.h"
 #include "unpack.h"
 
 #define CAP_PER_LIMIT 10.0      /* the default cap: 10 x each test's limit, */
@@ -1129,6 +1130,9 @@ static int set_up(batch *b, lab_error *err)
     if (!(b->build = realpath(o->build, NULL)))
         return lab_errorf(err, "%s: the build folder: %s (make grader builds it)", o->build,
                           strerror(errno));
+    /* Decided here, once, and inherited by every child. */
+    const char *const readable[] = {o->root, b->build, NULL};
+    gr_sandbox_warn(gr_sandbox_get(readable));
     if (list_submissions(b, err) != 0)
         return -1;
     char *grade = gr_asprintf("%s/grade", b->build);
@@ -1137,6 +1141,9 @@ static int set_up(batch *b, lab_error *err)
     free(grade);
     if (!made || !mkdtemp(b->work))
         return lab_errorf(err, "%s: cannot create: %s", b->work, strerror(errno));
+    /* mkdtemp makes it 0700; the sandbox's user must reach the trees below. */
+    if (chmod(b->work, 0755) != 0)
+        return lab_errorf(err, "%s: cannot open it up: %s", b->work, strerror(errno));
     return 0;
 }
 

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "grade.h"
+#include "sandbox.h"
 
 /* Set by the Makefile: how the submission is compiled and linked. */
 #ifndef GRADER_CC
@@ -178,12 +179,16 @@ static int copy_file(const char *from, const char *to, lab_error *err)
 
 /* ---- child processes ----------------------------------------------------------------- */
 
+/* Whether this grading run's processes go into the sandbox (gr_grade sets it). */
+static int sandboxed;
+
 typedef struct limits {
     long as_mib;      /* 0: none */
     long fsize_bytes; /* 0: none */
     long cpu_s;       /* 0: none */
     long nofile;      /* open files; 0: none */
     long nproc;       /* processes beyond those the user runs already; 0: none */
+    const char *jail; /* run in the sandbox, this the one folder it may write; NULL: not */
 } limits;
 
 /* Open files a test runner may hold (Check's, the results pipe, the log)
@@ -251,12 +256,24 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
         set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
     if (lim->nofile > 0)
         set_limit(RLIMIT_NOFILE, (rlim_t)lim->nofile);
+    const gr_sandbox *sb = lim->jail ? gr_sandbox_get(NULL) : NULL;
+    if (sb && sb->on && gr_sandbox_enter(sb) != 0) {
+        dprintf(2, "cannot become the sandbox's user: %s\n", strerror(errno));
+        _exit(126);
+    }
     /* RLIMIT_NPROC counts every process of the user, and root is exempt
      * from it: it bounds a fork bomb only under an unprivileged user. */
     if (lim->nproc > 0 && getuid() != 0) {
         long now = user_processes();
         if (now >= 0)
             set_limit(RLIMIT_NPROC, (rlim_t)(now + lim->nproc));
+    }
+    if (sb && sb->on) {
+        char **boxed = gr_sandbox_argv(sb, lim->jail, envp, argv);
+        if (boxed)
+            execvp(boxed[0], boxed);
+        dprintf(2, "cannot run bwrap: %s\n", strerror(errno));
+        _exit(127);
     }
     execve(argv[0], argv, envp);
     execvpe(argv[0], argv, envp);
@@ -287,11 +304,23 @@ static int wait_until(pid_t pid, double deadline, int *timed_out)
     return status;
 }
 
-/* Runs the compiler with the given arguments; 0 when it succeeded. */
-static int run_build(char **argv, const char *log)
+/* The environment of the compiler and nm in the sandbox: the grader's PATH,
+ * and C messages. */
+static char **tool_env(void)
 {
-    limits lim = {BUILD_AS_MIB, 64L << 20, (long)BUILD_TIMEOUT_S, 256, 32};
-    pid_t pid = spawn(argv, environ, log, -1, &lim);
+    static char path[4200];
+    static char *env[] = {path, "LC_ALL=C", NULL};
+    const char *p = getenv("PATH");
+    snprintf(path, sizeof path, "PATH=%s", p && *p ? p : "/usr/local/bin:/usr/bin:/bin");
+    return env;
+}
+
+/* Runs the compiler with the given arguments, in the sandbox with jail
+ * writable when jail is not NULL; 0 when it succeeded. */
+static int run_build(char **argv, const char *log, const char *jail)
+{
+    limits lim = {BUILD_AS_MIB, 64L << 20, (long)BUILD_TIMEOUT_S, 256, 32, jail};
+    pid_t pid = spawn(argv, jail ? tool_env() : environ, log, -1, &lim);
     if (pid < 0)
         return -1;
     int timed_out;
@@ -354,9 +383,10 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
 {
     char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
-    limits lim = {0, 16L << 20, 30, 64, 4};
+    const char *jail = sandboxed ? stage : NULL;
+    limits lim = {0, 16L << 20, 30, 64, 4, jail};
     int rc = -1, timed_out = 0, status = -1;
-    pid_t pid = spawn(argv, environ, listing, -1, &lim);
+    pid_t pid = spawn(argv, jail ? tool_env() : environ, listing, -1, &lim);
     if (pid > 0)
         status = wait_until(pid, now_s() + 30, &timed_out);
     FILE *in = fopen(listing, "r"), *out = fopen(log, "a");
@@ -437,7 +467,7 @@ static int build_runner(const gr_options *o, const char *stage)
         argv[argc++] = objs[nobj];
         argv[argc] = NULL;
         char *clog = gr_asprintf("%s.%d", log, nobj);
-        rc = run_build(argv, clog);
+        rc = run_build(argv, clog, sandboxed ? stage : NULL);
         if (rc == 0)
             rc = check_symbols(o, stage, objs[nobj], file, clog);
         free(clog);
@@ -456,7 +486,7 @@ static int build_runner(const gr_options *o, const char *stage)
         link[nlink++] = runner;
         link[nlink] = NULL;
         char *llog = gr_asprintf("%s.link", log);
-        rc = run_build(link, llog);
+        rc = run_build(link, llog, sandboxed ? stage : NULL);
         free(llog);
     }
     /* One log of everything the compiler and linker said, in order. */
@@ -663,7 +693,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
         goto out;
     }
     limits lim = {GRADER_SANITIZE ? 0 : o->lab->mem_limit_mib, GR_OUTPUT_LIMIT,
-                  (long)budget + 1, RUNNER_NOFILE, RUNNER_NPROC};
+                  (long)budget + 1, RUNNER_NOFILE, RUNNER_NPROC, sandboxed ? stage : NULL};
     pid_t pid = spawn(argv, envp, log, fds[1], &lim);
     close(fds[1]);
     if (pid < 0) {
@@ -775,6 +805,10 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
     int rc = -1;
 
     memset(r, 0, sizeof *r);
+    const char *const readable[] = {o->root, o->build, NULL};
+    const gr_sandbox *sb = gr_sandbox_get(readable);
+    gr_sandbox_warn(sb);
+    sandboxed = sb->on;
     r->lab = lab;
     r->source = o->label ? o->label : o->source_dir;
     r->results = calloc((size_t)lab->ntests, sizeof *r->results);
@@ -815,7 +849,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         goto done;
 
     int staged = stage_files(o, stage, r, err);
-    if (staged < 0)
+    if (staged < 0 || gr_sandbox_own(sb, stage, err) != 0)
         goto done;
     r->build_ok = staged == 0 && build_runner(o, stage) == 0;
     if (staged == 0) {

@@ -221,6 +221,13 @@ case ${FP8LAB_BUILD:-build} in
     expect_match "./grader: runs the grader" "$out" "^lab0 +FP8 number formats" ;;
 esac
 
+# ---- the sandbox, switched off ----------------------------------------------------------
+
+FP8LAB_SANDBOX=none "$GRADER" lab0 --solution >/dev/null 2>"$TMP/nobox.err"
+expect_eq "FP8LAB_SANDBOX=none: still grades" "$?" 0
+expect_match "FP8LAB_SANDBOX=none: says there is no sandbox" "$(cat "$TMP/nobox.err")" \
+    "^grader: warning: no sandbox \\(FP8LAB_SANDBOX=none\\)"
+
 # ---- machine formats -----------------------------------------------------------------
 
 "$GRADER" lab0 --format gradescope >"$TMP/gs.json" 2>/dev/null

@@ -6,7 +6,8 @@
 # correct submissions, graded together two at a time. Each hostile one gets
 # the report aimed at it, the correct ones full marks; nothing is written
 # outside the work folders, the goldens are untouched, nothing is left
-# running.
+# running. Where the grader runs as root it needs bubblewrap, which keeps
+# the compiler from /etc/shadow and runs the tests as nobody.
 #
 #   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/hostile/test_hostile.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -75,6 +76,8 @@ graded flood 85 "$limits" "^output flood"
 graded stderr_flood 85 "$limits" "^output flood"
 graded exit0 80 "decode_e4m3 decode_e5m2" "exited early with status 0"
 graded forge 80 "decode_e4m3 decode_e5m2" "."
+# Run by root, the grader runs submissions as nobody (sandbox.h).
+expect_eq "not_root: full marks, so not run as root" "$(field not_root 2)" 100
 expect_eq "early_exit: score" "$(field early_exit 2),$(field early_exit 4)" "0,graded"
 expect_match "early_exit: why" "$(message_of early_exit limits)" "exited with status 0"
 
@@ -94,6 +97,11 @@ refused kill_parent "uses (kill|getppid)"
 refused codec "uses fp8_encode"
 refused sanitizer_hook "__asan_default_options"
 refused self_include "nested depth|nested too deeply"
+refused include_secret "/etc/shadow: Permission denied"
+case "$(jq -r .build_log "$R/include_secret.json")" in
+*root:*) bad "include_secret: the build log shows /etc/shadow" ;;
+*) ok ;;
+esac
 refused include_zero "out of memory|memory exhausted|stopped after"
 
 for spec in "symlink_escape|link/lab0\\.c is a symbolic link to /etc/passwd" \

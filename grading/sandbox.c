@@ -1,0 +1,216 @@
+/*
+ * sandbox.c - bubblewrap around a submission's processes (sandbox.h).
+ */
+#define _GNU_SOURCE
+#include "sandbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOBODY_ID 65534 /* Debian's nobody and nogroup, when getpwnam fails */
+
+static gr_sandbox the_sandbox;
+static int decided, warned;
+
+int gr_sandbox_enter(const gr_sandbox *s)
+{
+    if (!s->drop)
+        return 0;
+    if (setgroups(0, NULL) != 0 || setgid(s->gid) != 0 || setuid(s->uid) != 0)
+        return -1;
+    return 0;
+}
+
+/* The flags bwrap gets before the command. */
+static const char *const BWRAP[] = {
+    "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    "--clearenv", 0,
+};
+
+char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
+                       char *const argv[])
+{
+    size_t nflags = 0, nenv = 0, nargv = 0, nro = 0;
+    while (BWRAP[nflags])
+        nflags++;
+    while (envp && envp[nenv])
+        nenv++;
+    while (argv[nargv])
+        nargv++;
+    while (s->ro[nro])
+        nro++;
+    char **out = calloc(nflags + 3 * nro + 3 * nenv + 6 + nargv + 1, sizeof *out);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < nflags; i++)
+        out[k++] = (char *)BWRAP[i];
+    for (size_t i = 0; i < nro; i++) {
+        out[k++] = "--ro-bind";
+        out[k++] = s->ro[i];
+        out[k++] = s->ro[i];
+    }
+    for (size_t i = 0; i < nenv; i++) {
+        char *eq = strchr(envp[i], '=');
+        if (!eq)
+            continue;
+        /* --setenv NAME VALUE: NAME is cut from a copy, VALUE points into envp. */
+        char *name = strndup(envp[i], (size_t)(eq - envp[i]));
+        if (!name)
+            return NULL;
+        out[k++] = "--setenv";
+        out[k++] = name;
+        out[k++] = eq + 1;
+    }
+    out[k++] = "--bind";
+    out[k++] = (char *)dir;
+    out[k++] = (char *)dir;
+    out[k++] = "--chdir";
+    out[k++] = (char *)dir;
+    out[k++] = "--";
+    for (size_t i = 0; i < nargv; i++)
+        out[k++] = argv[i];
+    out[k] = NULL;
+    return out;
+}
+
+/* Runs bwrap around `true` as s says (and checks readable first): whether
+ * it works. */
+static int probe(const gr_sandbox *s, const char *const *readable, char *why, size_t size)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(why, size, "cannot create a pipe: %s", strerror(errno));
+        return 0;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(fds[1], 2);
+        if (gr_sandbox_enter(s) != 0) {
+            dprintf(2, "cannot become uid %d: %s", (int)s->uid, strerror(errno));
+            _exit(2);
+        }
+        for (int i = 0; readable && readable[i]; i++)
+            if (access(readable[i], R_OK | X_OK) != 0) {
+                dprintf(2, "uid %d cannot read %s", (int)s->uid, readable[i]);
+                _exit(3);
+            }
+        char *env[] = {NULL};
+        char *cmd[] = {"/bin/true", NULL};
+        char **argv = gr_sandbox_argv(s, "/tmp", env, cmd);
+        if (argv)
+            execvp("bwrap", argv);
+        dprintf(2, "bwrap: %s", strerror(errno));
+        _exit(4);
+    }
+    close(fds[1]);
+    char msg[400] = "";
+    ssize_t n = pid > 0 ? read(fds[0], msg, sizeof msg - 1) : 0;
+    msg[n > 0 ? n : 0] = '\0';
+    msg[strcspn(msg, "\n")] = '\0';
+    close(fds[0]);
+    int status = -1;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        snprintf(why, size, "cannot start a process to try bwrap");
+        return 0;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 1;
+    snprintf(why, size, "%s", msg[0] ? msg : "bwrap failed");
+    return 0;
+}
+
+const gr_sandbox *gr_sandbox_get(const char *const *readable)
+{
+    if (decided)
+        return &the_sandbox;
+    decided = 1;
+    gr_sandbox *s = &the_sandbox;
+    memset(s, 0, sizeof *s);
+    const char *mode = getenv("FP8LAB_SANDBOX");
+    if (mode && strcmp(mode, "none") == 0) {
+        snprintf(s->why, sizeof s->why, "FP8LAB_SANDBOX=none");
+        return s;
+    }
+    for (int i = 0, k = 0; readable && readable[i] && k < 3; i++)
+        if ((s->ro[k] = realpath(readable[i], NULL)) != NULL)
+            k++;
+    struct passwd *pw = getpwnam("nobody");
+    s->uid = pw ? pw->pw_uid : NOBODY_ID;
+    s->gid = pw ? pw->pw_gid : NOBODY_ID;
+    char why[sizeof s->why / 2] = "";
+    if (getuid() == 0) {
+        s->drop = 1;
+        if (probe(s, readable, why, sizeof why)) {
+            s->on = 1;
+            return s;
+        }
+        s->drop = 0;
+    }
+    char why_root[sizeof s->why / 2] = "";
+    s->on = probe(s, NULL, why_root, sizeof why_root);
+    if (!s->on)
+        snprintf(s->why, sizeof s->why, "%s%s%s", why_root, why[0] ? "; as nobody: " : "", why);
+    else if (why[0])
+        snprintf(s->why, sizeof s->why, "%s", why);
+    return s;
+}
+
+void gr_sandbox_warn(const gr_sandbox *s)
+{
+    if (warned || (s->on && (s->drop || getuid() != 0)))
+        return;
+    warned = 1;
+    if (!s->on)
+        fprintf(stderr, "grader: warning: no sandbox (%s): submissions run with the grader's "
+                        "own rights, its network and a writable view of its files%s\n", s->why,
+                strstr(s->why, "FP8LAB_SANDBOX") ? ""
+                : "; install Debian's bubblewrap (apt-get install bubblewrap)");
+    else
+        fprintf(stderr, "grader: warning: submissions run as root inside the sandbox (%s)\n",
+                s->why);
+}
+
+/* chown of path and, for a folder, of everything in it. */
+static int own_tree(const char *path, uid_t uid, gid_t gid, lab_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || lchown(path, uid, gid) != 0)
+        return lab_errorf(err, "%s: cannot give it to the sandbox's user: %s", path,
+                          strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return 0;
+    DIR *d = opendir(path);
+    if (!d)
+        return lab_errorf(err, "%s: cannot read: %s", path, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char child[4096];
+        snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+        rc = own_tree(child, uid, gid, err);
+    }
+    closedir(d);
+    return rc;
+}
+
+int gr_sandbox_own(const gr_sandbox *s, const char *dir, lab_error *err)
+{
+    return s->drop ? own_tree(dir, s->uid, s->gid, err) : 0;
+}
