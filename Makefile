@@ -110,7 +110,8 @@ LIBGRADING  := $(BUILD)/grading/libgrading.a
 LIBGRADER   := $(BUILD)/grading/libgrader.a
 GRADER_BIN  := $(BUILD)/bin/grader
 SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
-GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LIB)
+GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
+               $(LIB)
 LAB_DEMOS   := $(foreach lab,$(LABS),$(BUILD)/$(lab)/$(lab))
 SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab))
 
@@ -217,6 +218,13 @@ $(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/obj/grading/$(1)_goldens.o: ALL_CPPFL
 $(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
 	@mkdir -p $$(@D)
 	cp $$< $$@
+# The reference inside every runner, for --seed's hidden inputs: the
+# solution with each global symbol renamed ref_<name>, which no submission
+# may name (grade.c).
+$(BUILD)/grading/$(1)_reference.o: $(BUILD)/solutions/$(1)/$(1).o
+	@mkdir -p $$(@D)
+	nm -g --defined-only $$< | awk '{ print $$$$3, "ref_" $$$$3 }' > $$@.syms
+	objcopy --redefine-syms=$$@.syms $$< $$@
 $(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o \
     $(BUILD)/obj/grading/golden_io.o $(BUILD)/solutions/$(1)/$(1).o $(call lab_given,$(1)) $(LIB)
 	@mkdir -p $$(@D)
@@ -231,6 +239,7 @@ $(BUILD)/obj/grading/%.o: grading/%.c | deps-build
 # How the grader builds a submission, and where the course is, are compiled in.
 $(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(CC)"' \
     -DGRADER_CFLAGS='"$(GRADE_CFLAGS)"' -DGRADER_LDLIBS='"$(GRADE_LDLIBS)"' \
+    -DGRADER_CHECK_CFLAGS='"$(filter-out $(SANFLAGS),$(GRADE_CFLAGS))"' \
     -DGRADER_SANITIZE=$(if $(SANFLAGS),1,0)
 $(BUILD)/obj/grading/grader.o: ALL_CPPFLAGS += -DGRADER_ROOT='"$(CURDIR)"' \
     -DGRADER_BUILD='"$(abspath $(BUILD))"'
@@ -276,8 +285,10 @@ captures: $(BUILD)/solutions/lab3/lab3
 
 # Instructors: Gradescope's autograder zip for one lab, $(BUILD)/gradescope/
 # LAB-autograder.zip: setup.sh and run_autograder (grading/gradescope) and the
-# course without its solutions (the grader needs none), to upload as is.
-GRADESCOPE_COURSE := Makefile README.md common grading labs data
+# course with its solutions (every runner links the reference, for --seed),
+# to upload as is; Gradescope does not show it to students. SEED=S makes
+# run_autograder grade with hidden inputs drawn from S.
+GRADESCOPE_COURSE := Makefile README.md common grading labs solutions data
 gradescope-%:
 	@case " $(LABS) " in *" $* "*) ;; *) echo "gradescope-$*: no lab named $* ($(LABS))"; exit 2 ;; esac
 	@command -v bsdtar >/dev/null || { echo "gradescope-$*: needs bsdtar (apt-get install libarchive-tools)"; exit 2; }
@@ -285,7 +296,8 @@ gradescope-%:
 	mkdir -p $(BUILD)/gradescope/$*/course
 	cp -R $(GRADESCOPE_COURSE) $(BUILD)/gradescope/$*/course/
 	for f in setup.sh run_autograder; do \
-	  sed 's/@LAB@/$*/g' grading/gradescope/$$f > $(BUILD)/gradescope/$*/$$f && \
+	  sed -e 's/@LAB@/$*/g' -e 's/@SEED@/$(subst /,\/,$(SEED))/g' grading/gradescope/$$f \
+	    > $(BUILD)/gradescope/$*/$$f && \
 	  chmod +x $(BUILD)/gradescope/$*/$$f || exit 1; done
 	cd $(BUILD)/gradescope/$* && bsdtar --format zip -cf ../$*-autograder.zip setup.sh run_autograder course
 	@echo "gradescope-$*: $(BUILD)/gradescope/$*-autograder.zip (upload it as the autograder)"

@@ -170,6 +170,7 @@ typedef struct batch {
     char *dir;         /* o->dir without trailing slashes */
     char *json_dir;
     char *csv;
+    char *lms;         /* the LMS's file, or NULL (o->lms) */
     char *build;       /* o->build, absolute */
     char *work;        /* <build>/grade/batch.XXXXXX: the children's work folders */
     double cap_s;
@@ -640,6 +641,7 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     o.source_dir = s->source;
     o.label = s->source;
     o.show = b->o->show;
+    o.seed = b->o->seed;
     char *unpacked = NULL;
     if (s->archive) {
         unpacked = gr_asprintf("%s/submission", work);
@@ -903,6 +905,39 @@ static int write_gradebook(const batch *b, lab_error *err)
     return atomic_file_commit(&af, err);
 }
 
+/* The LMS's file (o->lms): "canvas", Canvas's gradebook import (its
+ * export's first five columns, Student, ID, SIS User ID, SIS Login ID and
+ * Section, then the assignment's points; rows matched by SIS Login ID, the
+ * submission's id); "moodle", Moodle's CSV grade import (Username and the
+ * points, mapped by the import's form). A submission that ended in an error
+ * gets an empty score, not a 0, so the import leaves its grade alone. */
+static int write_lms(const batch *b, lab_error *err)
+{
+    int canvas = strcmp(b->o->lms, "canvas") == 0;
+    atomic_file af;
+    if (atomic_file_open(&af, b->lms, err) != 0)
+        return -1;
+    char *column = gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
+    fputs(canvas ? "Student,ID,SIS User ID,SIS Login ID,Section," : "Username,", af.f);
+    csv_field(af.f, column);
+    fputs("\r\n", af.f);
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        csv_field(af.f, s->id);
+        if (canvas) {
+            fputs(",,,", af.f);
+            csv_field(af.f, s->id);
+            fputc(',', af.f);
+        }
+        fputc(',', af.f);
+        if (s->status != SUB_ERROR)
+            fprintf(af.f, "%d", s->score);
+        fputs("\r\n", af.f);
+    }
+    free(column);
+    return atomic_file_commit(&af, err);
+}
+
 /*
  * The scores' histogram as a step line (plot.h draws lines, not bars): the
  * outline of HIST_BINS bars from 0 to full marks, the last one holding full
@@ -1076,6 +1111,8 @@ static void print_summary(const batch *b, const char *gradebook_error)
         printf("Gradebook: not written: %s\n", gradebook_error);
     else
         printf("Gradebook: %s\n", b->csv);
+    if (b->lms && !gradebook_error)
+        printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
     draw_histogram(b, scores, n, max);
     free(scores);
@@ -1104,6 +1141,8 @@ static int set_up(batch *b, lab_error *err)
     b->json_dir = o->json_dir ? gr_asprintf("%s", o->json_dir) : default_json_dir(b->dir, err);
     if (!b->json_dir || make_dirs(b->json_dir, err) != 0)
         return -1;
+    if (o->lms)
+        b->lms = gr_asprintf("%s/lms-%s.csv", b->json_dir, o->lms);
     if (o->csv)
         b->csv = gr_asprintf("%s", o->csv);
     else if (o->shard_n > 0)
@@ -1158,6 +1197,7 @@ static void free_batch(batch *b)
     free(b->dir);
     free(b->json_dir);
     free(b->csv);
+    free(b->lms);
     free(b->build);
     free(b->work);
 }
@@ -1190,6 +1230,8 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
 
     lab_error book_err;
     int book = write_gradebook(&b, &book_err);
+    if (book == 0 && b.lms)
+        book = write_lms(&b, &book_err);
     print_summary(&b, book == 0 ? NULL : book_err.msg);
     int errors = 0;
     for (int k = 0; k < b.nsubs; k++)

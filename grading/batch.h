@@ -46,6 +46,9 @@ typedef struct gr_batch_options {
     int verbose;           /* reports keep each failing test's output */
     int shard_k, shard_n;  /* grade the k-th of n slices (1 <= k <= n); n 0: all */
     int merge;             /* grade nothing: the gradebook from json_dir's reports */
+    const char *seed;      /* hidden inputs for every submission (gr_options.seed) */
+    const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
+                              "canvas" or "moodle"; NULL: none */
 } gr_batch_options;
 
 /*

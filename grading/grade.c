@@ -32,6 +32,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -56,6 +57,9 @@
 #endif
 #ifndef GRADER_CFLAGS
 #define GRADER_CFLAGS "-std=c11 -O2 -g -D_DEFAULT_SOURCE -Wall -Wextra"
+#endif
+#ifndef GRADER_CHECK_CFLAGS
+#define GRADER_CHECK_CFLAGS GRADER_CFLAGS
 #endif
 #ifndef GRADER_LDLIBS
 #define GRADER_LDLIBS "-lcheck -lsubunit -lm -lrt -lpthread"
@@ -187,22 +191,28 @@ typedef struct limits {
     long fsize_bytes; /* 0: none */
     long cpu_s;       /* 0: none */
     long nofile;      /* open files; 0: none */
-    long nproc;       /* processes beyond those the user runs already; 0: none */
+    long nproc;       /* processes beyond those the user runs already (see
+                         EXTRA_PROCS); 0: none */
     const char *jail; /* run in the sandbox, this the one folder it may write; NULL: not */
 } limits;
 
 /* Open files a test runner may hold (Check's, the results pipe, the log)
  * and processes it may start (Check forks one per test), with room. */
 #define RUNNER_NOFILE 64
-#define RUNNER_NPROC 16
+#define RUNNER_NPROC EXTRA_PROCS
 
-/* How many processes the calling user runs now, from /proc; -1 if unknown. */
-static long user_processes(void)
+/* RLIMIT_NPROC counts every process of the user: under nobody, every
+ * submission graded at once. A margin this wide keeps one submission's
+ * compiler (or bwrap's two processes) from failing when another starts
+ * processes at the same moment, and still stops a fork bomb. */
+#define EXTRA_PROCS 128
+
+/* How many processes user me runs now, from /proc; -1 if unknown. */
+static long user_processes(uid_t me)
 {
     DIR *d = opendir("/proc");
     if (!d)
         return -1;
-    uid_t me = getuid();
     long count = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
@@ -247,6 +257,12 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
         _exit(126);
     for (int fd = results_fd >= 0 ? 4 : 3; fd < 1024; fd++)
         close(fd);
+    /* Whatever allocates comes before the limits: a sanitized grader's
+     * allocator cannot work under an address-space limit. */
+    const gr_sandbox *sb = lim->jail ? gr_sandbox_get(NULL) : NULL;
+    char **boxed = sb && sb->on ? gr_sandbox_argv(sb, lim->jail, envp, argv) : NULL;
+    uid_t who = sb && sb->on && sb->drop ? sb->uid : getuid();
+    long procs = lim->nproc > 0 && who != 0 ? user_processes(who) : -1;
     set_limit(RLIMIT_CORE, 0);
     if (lim->as_mib > 0)
         set_limit(RLIMIT_AS, (rlim_t)lim->as_mib << 20);
@@ -256,20 +272,15 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
         set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
     if (lim->nofile > 0)
         set_limit(RLIMIT_NOFILE, (rlim_t)lim->nofile);
-    const gr_sandbox *sb = lim->jail ? gr_sandbox_get(NULL) : NULL;
     if (sb && sb->on && gr_sandbox_enter(sb) != 0) {
         dprintf(2, "cannot become the sandbox's user: %s\n", strerror(errno));
         _exit(126);
     }
     /* RLIMIT_NPROC counts every process of the user, and root is exempt
      * from it: it bounds a fork bomb only under an unprivileged user. */
-    if (lim->nproc > 0 && getuid() != 0) {
-        long now = user_processes();
-        if (now >= 0)
-            set_limit(RLIMIT_NPROC, (rlim_t)(now + lim->nproc));
-    }
+    if (procs >= 0)
+        set_limit(RLIMIT_NPROC, (rlim_t)(procs + lim->nproc));
     if (sb && sb->on) {
-        char **boxed = gr_sandbox_argv(sb, lim->jail, envp, argv);
         if (boxed)
             execvp(boxed[0], boxed);
         dprintf(2, "cannot run bwrap: %s\n", strerror(errno));
@@ -319,7 +330,7 @@ static char **tool_env(void)
  * writable when jail is not NULL; 0 when it succeeded. */
 static int run_build(char **argv, const char *log, const char *jail)
 {
-    limits lim = {BUILD_AS_MIB, 64L << 20, (long)BUILD_TIMEOUT_S, 256, 32, jail};
+    limits lim = {BUILD_AS_MIB, 64L << 20, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, jail};
     pid_t pid = spawn(argv, jail ? tool_env() : environ, log, -1, &lim);
     if (pid < 0)
         return -1;
@@ -353,7 +364,7 @@ static const char *const forbidden_everywhere[] = {
     "freopen64", "opendir", "socket", "socketpair", "connect", "bind", "listen", "accept",
     "accept4", "dlopen", "dlmopen", "dlsym", "dlvsym", "mprotect",
     "npy_*", "idx_*", "gr_*", "golden_*", "srunner_*", "tcase_*", "suite_*", "grader_*",
-    0,
+    "ref_*", 0,
 };
 
 /* Symbols no submission may DEFINE: the sanitizers' hooks, which would let
@@ -378,13 +389,79 @@ static const char *match_symbol(const char *const *list, const char *name)
  * for each it may not: "lab0.c: uses fp8_encode, which lab0 does not allow:
  * ...". Returns 0 when there is none, -1 otherwise or when nm fails.
  */
+/* Section names whose code runs outside any test: at load or at exit, in
+ * the runner itself, which holds the results channel (runner.c). */
+static const char *const forbidden_sections[] = {
+    ".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors", ".init", ".fini", 0,
+};
+
+/*
+ * Reads the section names of the ELF object obj and appends to out a line
+ * for each that would run the submission's code outside the tests (a
+ * constructor or destructor). Returns 0 when there is none, -1 otherwise or
+ * when obj is not an ELF object this can read.
+ */
+static int check_sections(const char *obj, const char *file, FILE *out)
+{
+    FILE *f = fopen(obj, "rb");
+    Elf64_Ehdr eh;
+    int rc = -1;
+    if (!f || fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        eh.e_shnum == 0 || eh.e_shnum > 4096 || eh.e_shstrndx >= eh.e_shnum) {
+        fprintf(out, "%s: the grader could not read its sections\n", file);
+        goto done;
+    }
+    Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof *sh);
+    char *names = NULL;
+    if (sh && fseek(f, (long)eh.e_shoff, SEEK_SET) == 0 &&
+        fread(sh, sizeof *sh, eh.e_shnum, f) == eh.e_shnum) {
+        const Elf64_Shdr *strtab = &sh[eh.e_shstrndx];
+        if (strtab->sh_size < (1u << 20) && (names = calloc(1, strtab->sh_size + 1)) != NULL &&
+            fseek(f, (long)strtab->sh_offset, SEEK_SET) == 0 &&
+            fread(names, 1, strtab->sh_size, f) == strtab->sh_size)
+            rc = 0;
+        for (int i = 0; rc >= 0 && i < eh.e_shnum; i++) {
+            if (sh[i].sh_name >= strtab->sh_size)
+                continue;
+            const char *name = names + sh[i].sh_name;
+            for (int k = 0; forbidden_sections[k]; k++) {
+                size_t len = strlen(forbidden_sections[k]);
+                if (strncmp(name, forbidden_sections[k], len) == 0 &&
+                    (name[len] == '\0' || name[len] == '.')) {
+                    fprintf(out, "%s: has a constructor or destructor (section %s), code that "
+                            "would run outside the tests, which no submission may\n", file,
+                            name);
+                    rc = -2;
+                }
+            }
+        }
+    }
+    if (rc == -1)
+        fprintf(out, "%s: the grader could not read its sections\n", file);
+    rc = rc == 0 ? 0 : -1;
+    free(sh);
+    free(names);
+done:
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* Whether name is the lab's: "lab0_" and more, for lab0. */
+static bool lab_name(const grader_lab *lab, const char *name)
+{
+    size_t len = strlen(lab->name);
+    return strncmp(name, lab->name, len) == 0 && name[len] == '_';
+}
+
 static int check_symbols(const gr_options *o, const char *stage, const char *obj,
                          const char *file, const char *log)
 {
     char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
     const char *jail = sandboxed ? stage : NULL;
-    limits lim = {0, 16L << 20, 30, 64, 4, jail};
+    limits lim = {0, 16L << 20, 30, 64, EXTRA_PROCS, jail};
     int rc = -1, timed_out = 0, status = -1;
     pid_t pid = spawn(argv, jail ? tool_env() : environ, listing, -1, &lim);
     if (pid > 0)
@@ -405,7 +482,7 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
         if (used && match_symbol(forbidden_everywhere, name)) {
             fprintf(out, "%s: uses %s, which no submission may: no starting or signalling "
                     "processes, opening files or sockets, loading code, or reaching into the "
-                    "grader\n", file, name);
+                    "grader or its reference solution\n", file, name);
             rc = -1;
         } else if (used && match_symbol(o->lab->forbidden, name)) {
             fprintf(out, "%s: uses %s, which %s does not allow: %s\n", file, name,
@@ -416,8 +493,19 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
             fprintf(out, "%s: defines %s, a sanitizer hook, which no submission may\n", file,
                     name);
             rc = -1;
+        } else if (type[0] == 'i') {
+            fprintf(out, "%s: defines %s, an indirect function, whose resolver would run "
+                    "outside the tests, which no submission may\n", file, name);
+            rc = -1;
+        } else if (!used && isupper((unsigned char)type[0]) && !lab_name(o->lab, name)) {
+            /* A global of another name could stand in for one the runner uses. */
+            fprintf(out, "%s: defines %s, a global name: only %s_* names may be global "
+                    "(make %s static)\n", file, name, o->lab->name, name);
+            rc = -1;
         }
     }
+    if (check_sections(obj, file, out) != 0)
+        rc = -1;
 done:
     if (in)
         fclose(in);
@@ -426,6 +514,27 @@ done:
     unlink(listing);
     free(listing);
     return rc;
+}
+
+/* Compiles src into obj with the flags (a space-separated list), the
+ * messages into log. */
+static int compile(const char *flags, char *inc_src, char *inc_common, char *src, char *obj,
+                   const char *log, const char *stage)
+{
+    char cf[4096];
+    snprintf(cf, sizeof cf, "%s", flags);
+    char *argv[256];
+    int argc = 0;
+    argv[argc++] = GRADER_CC;
+    push_words(argv, &argc, 240, cf);
+    argv[argc++] = inc_src;
+    argv[argc++] = inc_common;
+    argv[argc++] = "-c";
+    argv[argc++] = src;
+    argv[argc++] = "-o";
+    argv[argc++] = obj;
+    argv[argc] = NULL;
+    return run_build(argv, log, sandboxed ? stage : NULL);
 }
 
 /* Compiles the student's .c files and links them with the lab's suite into
@@ -438,6 +547,7 @@ static int build_runner(const gr_options *o, const char *stage)
     char *log = gr_asprintf("%s/build.log", stage);
     char *runner = gr_asprintf("%s/runner", stage);
     char *suite = gr_asprintf("%s/grading/%s_suite.o", o->build, o->lab->name);
+    char *reference = gr_asprintf("%s/grading/%s_reference.o", o->build, o->lab->name);
     char *libgrading = gr_asprintf("%s/grading/libgrading.a", o->build);
     char *libfp8 = gr_asprintf("%s/libfp8lab.a", o->build);
     char *inc_src = gr_asprintf("-I%s/src", stage);
@@ -451,25 +561,18 @@ static int build_runner(const gr_options *o, const char *stage)
         size_t len = strlen(file);
         if (len < 2 || strcmp(file + len - 2, ".c") != 0)
             continue;
-        char cf[sizeof cflags];
-        memcpy(cf, cflags, sizeof cf);
-        char *argv[256];
-        int argc = 0;
-        argv[argc++] = GRADER_CC;
-        push_words(argv, &argc, 240, cf);
         char *src = gr_asprintf("%s/src/%s", stage, file);
         objs[nobj] = gr_asprintf("%s/%.*s.o", stage, (int)len - 2, file);
-        argv[argc++] = inc_src;
-        argv[argc++] = inc_common;
-        argv[argc++] = "-c";
-        argv[argc++] = src;
-        argv[argc++] = "-o";
-        argv[argc++] = objs[nobj];
-        argv[argc] = NULL;
         char *clog = gr_asprintf("%s.%d", log, nobj);
-        rc = run_build(argv, clog, sandboxed ? stage : NULL);
+        /* A sanitized object has the sanitizer's own constructors and
+         * globals: the checks then look at a plain build of the file. */
+        char *plain = GRADER_SANITIZE ? gr_asprintf("%s.plain", objs[nobj]) : NULL;
+        rc = compile(cflags, inc_src, inc_common, src, objs[nobj], clog, stage);
+        if (rc == 0 && plain)
+            rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage);
         if (rc == 0)
-            rc = check_symbols(o, stage, objs[nobj], file, clog);
+            rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog);
+        free(plain);
         free(clog);
         free(src);
         link[nlink++] = objs[nobj++];
@@ -479,6 +582,7 @@ static int build_runner(const gr_options *o, const char *stage)
         memcpy(cf, cflags, sizeof cf);
         push_words(link, &nlink, 200, cf);
         link[nlink++] = suite;
+        link[nlink++] = reference;
         link[nlink++] = libgrading;
         link[nlink++] = libfp8;
         push_words(link, &nlink, 250, ldlibs);
@@ -506,7 +610,7 @@ static int build_runner(const gr_options *o, const char *stage)
         fclose(all);
     for (int i = 0; i < nobj; i++)
         free(objs[i]);
-    free(log), free(runner), free(suite), free(libgrading), free(libfp8);
+    free(log), free(runner), free(suite), free(reference), free(libgrading), free(libfp8);
     free(inc_src), free(inc_common);
     return rc;
 }
@@ -732,6 +836,7 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
     char *env_out = gr_asprintf("GRADER_OUT_DIR=%s/out", stage);
     char *env_show = gr_asprintf("GRADER_SHOW=%d", o->show);
     char *env_mult = gr_asprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
+    char *env_seed = o->seed ? gr_asprintf("GRADER_SEED=%s", o->seed) : NULL;
     char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_out, env_show, env_mult,
                     /* The sanitizers' allocator cannot run under an address-space
                        limit; make a huge malloc fail as it would under one. */
@@ -739,11 +844,14 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
                                       "max_allocation_size_mb=1024:detect_leaks=0:"
                                       "handle_segv=0:handle_abort=0:handle_sigbus=0"
                                     : NULL,
-                    NULL};
+                    NULL, NULL};
+    /* After ASAN_OPTIONS, which may be NULL and so end the list early. */
+    if (env_seed)
+        envp[GRADER_SANITIZE ? 7 : 6] = env_seed;
     int rc = 0;
     for (int i = 0; i < r->nresults && rc == 0; i++)
         rc = run_one(o, stage, envp, &r->results[i], err);
-    free(env_golden), free(env_out), free(env_show), free(env_mult);
+    free(env_golden), free(env_out), free(env_show), free(env_mult), free(env_seed);
     return rc;
 }
 
@@ -810,6 +918,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
     gr_sandbox_warn(sb);
     sandboxed = sb->on;
     r->lab = lab;
+    r->hidden_inputs = o->seed != NULL;
     r->source = o->label ? o->label : o->source_dir;
     r->results = calloc((size_t)lab->ntests, sizeof *r->results);
     if (!r->results)

@@ -22,6 +22,9 @@ typedef struct gr_options {
     const char *source_dir; /* where the student's files are taken from */
     const char *label;      /* how the report names it ("labs/lab0"); NULL: source_dir */
     const char *only_test;  /* one test's name, or NULL for all */
+    const char *seed;       /* hidden inputs: the tests the rubric lists draw inputs
+                               from this (any string), checked against the reference;
+                               NULL: none */
     int show;               /* mismatches listed per failure */
     int keep;               /* keep the pristine tree (its path is printed) */
 } gr_options;

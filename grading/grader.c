@@ -40,6 +40,10 @@ static void usage(FILE *f)
           "  -v, --verbose      list up to 10 mismatches per failure, with each\n"
           "                     failing test's output and the compiler's warnings\n"
           "  --list             every lab, its tests and their points\n"
+          "  --seed S           hidden inputs: the tests that can (marked in the report)\n"
+          "                     also check inputs drawn from S, any string, against the\n"
+          "                     reference solution (default: $FP8LAB_SEED; the report\n"
+          "                     never shows S)\n"
           "  --format FORMAT    text (default), json, gradescope, tap, junit or autolab\n"
           "                     (the scorecard, then Autolab's line of JSON scores)\n"
           "  -A                 --format autolab\n"
@@ -68,6 +72,9 @@ static void usage(FILE *f)
           "                     gradebook is DIR2/grades.shard-K-of-N.csv\n"
           "  --merge            grade nothing: the gradebook, summary and histogram\n"
           "                     from the reports the shards wrote to DIR2\n"
+          "  --lms LMS          also DIR2/lms-LMS.csv for an LMS's grade import: canvas\n"
+          "                     (rows matched by SIS Login ID, the student id) or moodle\n"
+          "                     (Username); a submission in error gets no score there\n"
           "\n"
           "Exit status: 0 full marks, 1 less, 2 a usage or setup error. With --batch:\n"
           "0 every submission graded, 1 any not graded (an error), 2 a usage or setup error.\n"
@@ -120,7 +127,7 @@ static int write_report(const gr_report *r, gr_format format, int verbose, const
 
 /* The options of --batch, as given. */
 typedef struct batch_args {
-    const char *dir, *jobs, *csv, *json_dir, *timeout, *shard;
+    const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms;
     int force, merge;
 } batch_args;
 
@@ -137,6 +144,12 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.csv = a->csv;
     b.force = a->force;
     b.merge = a->merge;
+    b.seed = o->seed;
+    if (a->lms && strcmp(a->lms, "canvas") != 0 && strcmp(a->lms, "moodle") != 0) {
+        fprintf(stderr, "grader: --lms %s: canvas or moodle\n", a->lms);
+        return 2;
+    }
+    b.lms = a->lms;
     b.show = o->show;
     if (a->shard) {
         int k, n, used = 0;
@@ -186,7 +199,8 @@ int main(int argc, char **argv)
 {
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
-        OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE
+        OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
+        OPT_SEED, OPT_LMS
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -197,9 +211,10 @@ int main(int argc, char **argv)
         {"json-dir", required_argument, 0, OPT_JSON_DIR},
         {"force", no_argument, 0, OPT_FORCE},       {"timeout", required_argument, 0, OPT_TIMEOUT},
         {"shard", required_argument, 0, OPT_SHARD}, {"merge", no_argument, 0, OPT_MERGE},
+        {"seed", required_argument, 0, OPT_SEED},   {"lms", required_argument, 0, OPT_LMS},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, c;
-    const char *dir = NULL, *test = NULL, *output = NULL;
+    const char *dir = NULL, *test = NULL, *output = NULL, *seed = getenv("FP8LAB_SEED");
     gr_format format = GR_FORMAT_TEXT;
     batch_args batch = {0};
 
@@ -224,6 +239,8 @@ int main(int argc, char **argv)
         case OPT_TIMEOUT: batch.timeout = optarg; break;
         case OPT_SHARD: batch.shard = optarg; break;
         case OPT_MERGE: batch.merge = 1; break;
+        case OPT_SEED: seed = optarg; break;
+        case OPT_LMS: batch.lms = optarg; break;
         case OPT_FORMAT: {
             format_given = 1;
             int f = gr_format_from_name(optarg);
@@ -250,10 +267,10 @@ int main(int argc, char **argv)
         return 2;
     }
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
-                     batch.timeout || batch.shard || batch.merge;
+                     batch.timeout || batch.shard || batch.merge || batch.lms;
     if (!batch.dir && batch_only) {
-        fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard and "
-                        "--merge go with --batch DIR\n");
+        fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
+                        "--merge and --lms go with --batch DIR\n");
         return 2;
     }
     if (batch.dir && (solution || dir || test || format_given || output || keep)) {
@@ -270,6 +287,13 @@ int main(int argc, char **argv)
     o.only_test = test;
     o.show = verbose ? 10 : 1;
     o.keep = keep;
+    if (seed && !*seed)
+        seed = NULL;
+    if (seed && (strlen(seed) > 200 || strpbrk(seed, "\n\r"))) {
+        fprintf(stderr, "grader: --seed: at most 200 characters on one line\n");
+        return 2;
+    }
+    o.seed = seed;
     if (!o.lab) {
         fprintf(stderr, "grader: no lab named '%s'; ./grader --list shows them\n",
                 argv[optind]);

@@ -8,6 +8,8 @@
 static const char *const student_files[] = {"lab0.c", 0};
 static const char *const provided_files[] = {"lab0.h", 0};
 static const char *const forbidden[] = {"fp8_*", 0};
+/* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
+static const char *const hidden[] = {"encode_random", 0};
 
 static const grader_test tests[] = {
     {"decode_e4m3", 10, "decode every E4M3 code", "§2 Decoding", 5},
@@ -30,6 +32,7 @@ const grader_lab lab0_rubric = {
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
     .forbidden = forbidden,
+    .hidden = hidden,
     .forbidden_why = "the course's codec (fp8.h) is what lab0 asks you to write",
     .tests = tests,
     .ntests = GRADER_COUNT(tests),

@@ -319,6 +319,46 @@ static void test_scaled_cast(void)
     gr_finish(&m, "steps");
 }
 
+/* The reference solution, linked in as ref_* (suite.h, gr_seed). */
+extern __typeof__(lab1_scaled_cast) ref_lab1_scaled_cast;
+
+/* Hidden inputs (./grader --seed): HIDDEN_CASTS tensors drawn from the seed
+ * (magnitudes over 24 binades, a few zeros, NaNs and infinities) and a scale
+ * each, cast to both formats; bytes and counts against the reference. */
+#define HIDDEN_CASTS 8
+#define HIDDEN_N 1024
+static void check_cast_hidden(gr_mismatches *m)
+{
+    rng_state rng;
+    if (!gr_hidden_rng(&rng, 1))
+        return;
+    static float x[HIDDEN_N];
+    static uint8_t q[HIDDEN_N], want[HIDDEN_N];
+    static const float special[4] = {0.0f, -0.0f, NAN, INFINITY};
+    for (int t = 0; t < HIDDEN_CASTS; t++) {
+        for (size_t i = 0; i < HIDDEN_N; i++) {
+            x[i] = gr_hidden_float(&rng, -12, 24);
+            if (rng_below(&rng, 64) == 0)
+                x[i] = special[rng_below(&rng, 4)];
+        }
+        float scale = fabsf(gr_hidden_float(&rng, -6, 16));
+        for (int k = 0; k < 2; k++) {
+            fp8_format fmt = k ? FP8_E5M2 : FP8_E4M3;
+            lab1_cast_counts wc = ref_lab1_scaled_cast(x, HIDDEN_N, scale, fmt, want);
+            memset(q, 0xA5, sizeof q);
+            lab1_cast_counts c = lab1_scaled_cast(x, HIDDEN_N, scale, fmt, q);
+            char where[160];
+            snprintf(where, sizeof where, "hidden tensor %d: lab1_scaled_cast(x, %d, scale %s, %s)",
+                     t, HIDDEN_N, gr_f32(scale), fp8_info(fmt)->name);
+            expect_bytes(m, want, q, x, scale, HIDDEN_N, fmt, where);
+            gr_expect(m, c.saturated == wc.saturated && c.flushed == wc.flushed,
+                      "%s\n  counts: expected saturated %zu, flushed %zu\n"
+                      "          got      saturated %zu, flushed %zu",
+                      where, wc.saturated, wc.flushed, c.saturated, c.flushed);
+        }
+    }
+}
+
 /* One cast worked by hand (README §4): the counts, and every byte against
  * the codec's saturating encode of x * scale. */
 static void hand_cast(gr_mismatches *m, const char *what, const float *x, size_t n, float scale,
@@ -355,6 +395,7 @@ static void test_cast_counts(void)
               2);
     replay_scaled_cast(&act_max16, 0, 1, &m);
     replay_scaled_cast(&grad_max16, 0, 1, &m);
+    check_cast_hidden(&m);
     gr_finish(&m, "casts");
 }
 

@@ -32,6 +32,9 @@ static const grader_test tests[] = {
 
 /* Why these: the statistics are the exercise, not a call to someone else's. */
 static const char *const forbidden[] = {"stats_*", 0};
+/* Under --seed, these also check tensors drawn from the seed (hidden inputs). */
+static const char *const hidden[] = {"stats_extremes", "stats_range", "cast_error",
+                                     "recommend_synthetic", 0};
 
 const grader_lab lab2_rubric = {
     .name = "lab2",
@@ -40,6 +43,7 @@ const grader_lab lab2_rubric = {
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
     .forbidden = forbidden,
+    .hidden = hidden,
     .forbidden_why = "lab2 asks you to compute the statistics yourself, not with common/stats.h",
     .tests = tests,
     .ntests = GRADER_COUNT(tests),

@@ -192,6 +192,67 @@ static void for_each_tensor(void (*check)(gr_mismatches *, const tensor *), gr_m
     }
 }
 
+/* ---- hidden inputs (./grader --seed) ------------------------------------------------- */
+
+/* The reference solution, linked in as ref_* (suite.h, gr_seed). */
+extern __typeof__(lab2_tensor_stats) ref_lab2_tensor_stats;
+extern __typeof__(lab2_tensor_scale) ref_lab2_tensor_scale;
+extern __typeof__(lab2_cast_stats) ref_lab2_cast_stats;
+extern __typeof__(lab2_recommend) ref_lab2_recommend;
+
+#define HIDDEN_TENSORS 3
+
+/* Hidden tensor k of the seed, with the reference's numbers as its
+ * goldens: 2000 to 6000 elements of a random sign times exp(N(0, s^2)),
+ * s from 0.5 to 4.5 (so every decision can come out), about 10% zeros and
+ * a few NaNs and infinities; its fixed scales are 2^-8 to 2^8. Returns 0
+ * without a seed. */
+static int hidden_tensor(int k, tensor *t)
+{
+    rng_state rng;
+    if (!gr_hidden_rng(&rng, 10 + (uint64_t)k))
+        return 0;
+    memset(t, 0, sizeof *t);
+    size_t n = 2000 + rng_below(&rng, 4001);
+    float sigma = 0.5f + 4.0f * rng_uniform(&rng);
+    float *x = xmalloc(n * sizeof(float));
+    static const float special[3] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        uint32_t pick = rng_below(&rng, 100);
+        float v = expf(sigma * rng_normal(&rng));
+        x[i] = pick < 10 ? 0.0f : pick == 10 ? special[rng_below(&rng, 3)]
+             : rng_u32(&rng) & 1 ? -v : v;
+    }
+    t->x = (npy_array){.dtype = NPY_F32, .ndim = 1, .shape = {n}, .count = n, .data = x};
+    snprintf(t->name, sizeof t->name, "hidden tensor %d", k);
+    lab2_stats s;
+    ck_assert_msg(ref_lab2_tensor_stats(x, n, &s) == 0, "the reference: out of memory");
+    stats_row(&s, t->stats);
+    lab2_cast c[4];
+    for (int r = 0; r < 4; r++) {
+        fp8_format fmt = r % 2 ? FP8_E5M2 : FP8_E4M3;
+        float scale = r < 2 ? ref_lab2_tensor_scale(s.amax, fmt)
+                            : ldexpf(1.0f, (int)rng_below(&rng, 17) - 8);
+        ref_lab2_cast_stats(x, n, fmt, scale, &c[r]);
+        cast_row(&c[r], t->casts[r]);
+    }
+    char why[512];
+    t->choice = (int)ref_lab2_recommend(&s, &c[0], &c[1], why, sizeof why);
+    return 1;
+}
+
+/* check on each hidden tensor, when the grader gave a seed. */
+static void for_each_hidden(void (*check)(gr_mismatches *, const tensor *), gr_mismatches *m)
+{
+    for (int k = 0; k < HIDDEN_TENSORS; k++) {
+        tensor t;
+        if (!hidden_tensor(k, &t))
+            return;
+        check(m, &t);
+        tensor_free(&t);
+    }
+}
+
 /* ---- §3 magnitudes and percentiles --------------------------------------------------- */
 
 static int cmp_float(const void *a, const void *b)
@@ -308,6 +369,8 @@ static void test_stats_extremes(void)
 {
     gr_mismatches m = {0};
     for_each_tensor(check_extremes, &m);
+    for_each_hidden(check_counts, &m);
+    for_each_hidden(check_extremes, &m);
     gr_finish(&m, "values");
 }
 
@@ -322,6 +385,7 @@ static void test_stats_range(void)
 {
     gr_mismatches m = {0};
     for_each_tensor(check_range, &m);
+    for_each_hidden(check_range, &m);
     gr_finish(&m, "values");
 }
 
@@ -433,6 +497,9 @@ static void test_cast_error(void)
               "  expected mse %.17g, sqnr_db %.17g\n  got      mse %.17g, sqnr_db %.17g",
               want_mse, want_sqnr, c.mse, c.sqnr_db);
     for_each_tensor(check_error, &m);
+    for_each_hidden(check_saturation, &m);
+    for_each_hidden(check_underflow, &m);
+    for_each_hidden(check_error, &m);
     gr_finish(&m, "values");
 }
 
@@ -549,6 +616,7 @@ static void test_recommend_synthetic(void)
         check_chain(&m, &t);
         tensor_free(&t);
     }
+    for_each_hidden(check_chain, &m);
     gr_finish(&m, "decisions");
 }
 

@@ -33,12 +33,16 @@ static const grader_test tests[] = {
     {"train_short", 10, "three epochs on the subset learn", S8, 30},
 };
 
+/* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
+static const char *const hidden[] = {"cast_e4m3", 0};
+
 const grader_lab lab3_rubric = {
     .name = "lab3",
     .title = "The FP8 MLP training loop",
     .student_files = student_files,
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
+    .hidden = hidden,
     .tests = tests,
     .ntests = GRADER_COUNT(tests),
 };

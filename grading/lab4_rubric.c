@@ -37,12 +37,16 @@ static const grader_test tests[] = {
     {"nvfp4_dequantize", 4, "NVFP4 decoding", S7, 5},
 };
 
+/* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
+static const char *const hidden[] = {"quantize_e4m3", 0};
+
 const grader_lab lab4_rubric = {
     .name = "lab4",
     .title = "MXFP8 microscaling blocks",
     .student_files = student_files,
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
+    .hidden = hidden,
     .tests = tests,
     .ntests = GRADER_COUNT(tests),
 };

@@ -50,6 +50,16 @@ int gr_format_from_name(const char *name)
     return -1;
 }
 
+int gr_test_hidden(const gr_report *r, const grader_test *t)
+{
+    if (!r->hidden_inputs || !r->lab->hidden)
+        return 0;
+    for (int i = 0; r->lab->hidden[i]; i++)
+        if (strcmp(r->lab->hidden[i], t->name) == 0)
+            return 1;
+    return 0;
+}
+
 const char *gr_status_name(gr_status s)
 {
     switch (s) {
@@ -342,6 +352,8 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
                 res->test->name, points_w, points);
         if (res->test->title && res->test->title[0])
             fprintf(out, "  %s", res->test->title);
+        if (gr_test_hidden(r, res->test))
+            fputs("  [hidden inputs]", out);
         fputc('\n', out);
         /* A failed build is explained once, above, not under every test. */
         if (res->status == GR_PASS || (res->status == GR_NOT_RUN && !r->build_ok))
@@ -361,6 +373,9 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
         }
     }
 
+    if (r->hidden_inputs)
+        fputs("\n[hidden inputs]: the test also checked inputs drawn afresh for this grading,\n"
+              "against the reference solution.\n", out);
     fprintf(out, "\nScore: %d/%d", r->score, r->max_score);
     if (isfinite(r->seconds) && r->seconds >= 0)
         fprintf(out, "  (%.1f s)", r->seconds);
@@ -473,6 +488,7 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
     jset(root, "max_score", json_integer(r->max_score), &ok);
     /* json_real refuses NaN and infinities: a clock that failed says null. */
     jset(root, "seconds", isfinite(r->seconds) ? json_real(r->seconds) : json_null(), &ok);
+    jset(root, "hidden_inputs", json_boolean(r->hidden_inputs), &ok);
     for (int i = 0; ok && i < r->nresults; i++) {
         const gr_result *res = &r->results[i];
         json_t *t = json_object();
@@ -482,6 +498,7 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
         jset(t, "status", json_string(status_key(res->status)), &ok);
         jset(t, "points", json_integer(res->points), &ok);
         jset(t, "max_points", json_integer(res->test->points), &ok);
+        jset(t, "hidden_inputs", json_boolean(gr_test_hidden(r, res->test)), &ok);
         jset(t, "message", res->status == GR_PASS ? json_null() : jstr(message_of(r, res)), &ok);
         jset(t, "output", jstr(shows_output(res, verbose) ? res->output : NULL), &ok);
         jappend(tests, t, &ok);
@@ -549,6 +566,8 @@ static int write_gradescope(FILE *out, const gr_report *r, int verbose, lab_erro
         strbuf name = {0};
         char *s;
         sb_add(&name, "%s: %s", res->test->name, res->test->title ? res->test->title : "");
+        if (gr_test_hidden(r, res->test))
+            sb_add(&name, " [hidden inputs]");
         s = sb_take(&name);
         jset(t, "name", s ? jstr_shown(s) : NULL, &ok);
         free(s);

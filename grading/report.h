@@ -37,6 +37,8 @@ typedef struct gr_report {
     int nresults;
     int score, max_score;
     double seconds;        /* wall-clock time of the whole run */
+    int hidden_inputs;     /* graded with a seed: the rubric's hidden tests drew
+                              inputs from it (the seed itself is never shown) */
 } gr_report;
 
 typedef enum gr_format {
@@ -47,6 +49,10 @@ typedef enum gr_format {
     GR_FORMAT_JUNIT,
     GR_FORMAT_AUTOLAB
 } gr_format;
+
+/* Whether test t of r drew hidden inputs: r was graded with a seed and t's
+ * lab lists t among its hidden tests. */
+int gr_test_hidden(const gr_report *r, const grader_test *t);
 
 /* "text", "json", ... -> format; -1 for an unknown name. */
 int gr_format_from_name(const char *name);

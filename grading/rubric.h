@@ -32,6 +32,10 @@ typedef struct grader_lab {
      * and why, for the build log. */
     const char *const *forbidden;
     const char *forbidden_why;
+    /* The tests that, given a seed (./grader --seed), also draw inputs from
+     * it and check the submission against the reference solution on them
+     * (hidden inputs), NULL-terminated. */
+    const char *const *hidden;
     const grader_test *tests;
     int ntests;
 } grader_lab;

@@ -10,6 +10,7 @@
  *     GRADER_GOLDEN_DIR  the lab's goldens (data/golden/labN)
  *     GRADER_OUT_DIR     where each test's output goes, one file per test
  *     GRADER_SHOW        how many mismatches a failure lists (default 1)
+ *     GRADER_SEED        hidden inputs, when set (gr_seed)
  *
  * It runs the suite under Check in fork mode and writes Check's own result
  * records to RESULTS_FD, one line each, then "end N":
@@ -69,6 +70,33 @@ void gr_golden(const char *file, npy_dtype dtype, int ndim, const size_t *shape,
     snprintf(path, sizeof path, "%s/%s", dir ? dir : ".", file);
     if (npy_load_expect(path, dtype, ndim, shape, out, &err) != 0)
         ck_abort_msg("cannot read the golden file: %s", err.msg);
+}
+
+int gr_seed(uint64_t *seed)
+{
+    const char *s = getenv("GRADER_SEED");
+    if (!s || !*s)
+        return 0;
+    uint64_t h = 14695981039346656037ull; /* FNV-1a, 64 bits */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    *seed = h;
+    return 1;
+}
+
+int gr_hidden_rng(rng_state *rng, uint64_t stream)
+{
+    uint64_t seed;
+    if (!gr_seed(&seed))
+        return 0;
+    rng_seed(rng, seed, stream);
+    return 1;
+}
+
+float gr_hidden_float(rng_state *rng, int lo, int binades)
+{
+    float mag = ldexpf(1.0f + rng_uniform(rng), lo + (int)rng_below(rng, (uint32_t)binades));
+    return rng_u32(rng) & 1 ? -mag : mag;
 }
 
 int gr_show(void)

@@ -23,6 +23,7 @@
 
 #include "fp8.h"
 #include "npy.h"
+#include "rng.h"
 #include "rubric.h"
 #include "stats.h"
 
@@ -45,6 +46,21 @@ extern const grader_suite grader_this_suite;
  * test with the loader's message. Release with npy_free. */
 void gr_golden(const char *file, npy_dtype dtype, int ndim, const size_t *shape,
                npy_array *out);
+
+/* Hidden inputs (./grader --seed S): 1 and *seed, a number made from S,
+ * when the grader gave one; 0 when not. A test listed in its rubric's
+ * `hidden` then also draws inputs from *seed and checks the submission
+ * against the reference solution (lab's functions renamed ref_<name>, linked
+ * into every runner). */
+int gr_seed(uint64_t *seed);
+
+/* gr_seed, then *rng seeded from it on the lab's own stream; 0 (rng
+ * untouched) without a seed. */
+int gr_hidden_rng(rng_state *rng, uint64_t stream);
+
+/* A hidden input: a random sign times (1 + u) x 2^e, u uniform in [0, 1)
+ * and e uniform in lo .. lo + binades - 1. */
+float gr_hidden_float(rng_state *rng, int lo, int binades);
 
 /* How many mismatches a failure lists: 1, or more under ./grader -v. */
 int gr_show(void);

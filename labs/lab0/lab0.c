@@ -12,7 +12,8 @@
  *     refuses a lab0.c that calls an fp8_* function.
  *   - Anything from the C standard library is fine: <math.h> (ldexpf, isnan,
  *     INFINITY, NAN), <string.h> (memcpy to read a float's bits), ...
- *   - Add as many static helper functions as you like. Some that help:
+ *   - Add as many static helper functions as you like (static: only lab0_*
+ *     names may be global, the grader refuses others). Some that help:
  *       static int bias_of(const lab0_format *f);          README §1
  *       static unsigned max_finite_code(const lab0_format *f);  README §5
  *       static uint32_t bits_of(float x);  the float's 32 bits, via memcpy

@@ -18,7 +18,8 @@
  *   - The order of float operations is part of each spec (lab1.h and the
  *     README): (a / b) / c is not always a / (b * c), and the grader
  *     compares every scale bit for bit.
- *   - Add as many static helper functions as you like.
+ *   - Add as many static helper functions as you like: static, since only
+ *     lab1_* names may be global (the grader refuses others).
  *
  * Test as you go:
  *   make lab1 && ./grader lab1                    every test, and your score

@@ -13,7 +13,8 @@
  *     isfinite, fabsf, log2, log10), <stdlib.h> (qsort, malloc), <stdio.h>
  *     (snprintf). Not common/stats.h: computing the statistics is the lab.
  *   - The order of float operations is part of each spec (lab2.h).
- *   - Add as many static helper functions as you like.
+ *   - Add as many static helper functions as you like: static, since only
+ *     lab2_* names may be global (the grader refuses others).
  *
  * Test as you go:
  *   make lab2 && ./grader lab2                  every test, and your score

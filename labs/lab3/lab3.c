@@ -13,6 +13,8 @@
  *   - Anything from the C standard library is fine (<math.h>: expf, logf,
  *     isfinite; <string.h>: memcpy, memset).
  *   - model.c (given) allocates every buffer; do not allocate here.
+ *   - Helper functions must be static: only lab3_* names may be global (the
+ *     grader refuses others).
  *
  * Test as you go:
  *   make lab3 && ./grader lab3                 every test, and your score

@@ -26,13 +26,16 @@ hostile_into() {
         cat "$frag" "$ROOT/solutions/lab0/lab0.c" >"$1"
         return
     fi
+    # The solution's own keeps a lab0_ name (only those may be global) and
+    # is called solution_NAME in the fragment.
     {
         for f in lab0_decode lab0_encode lab0_format_limits; do
-            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#define $f solution_${f#lab0_}"
+            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#define $f ${f}_solution"
         done
         cat "$ROOT/solutions/lab0/lab0.c"
         for f in lab0_decode lab0_encode lab0_format_limits; do
-            grep -q "^[a-z_0-9]* $f(" "$frag" && echo "#undef $f"
+            grep -q "^[a-z_0-9]* $f(" "$frag" &&
+                printf '#undef %s\n#define solution_%s %s_solution\n' "$f" "${f#lab0_}" "$f"
         done
         echo "#include <stdint.h>"
         cat "$frag"

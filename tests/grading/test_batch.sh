@@ -329,19 +329,28 @@ expect_eq "shard 2/3: s2, s5" "$(csv "$SH.grades/grades.shard-2-of-3.csv" | sed 
 expect_match "shard 2/3: the summary says which" "$(cat "$TMP/shard2.out")" \
     "2 submissions in .*, shard 2 of 3$"
 [ ! -e "$SH.grades/grades.csv" ] && ok || bad "a shard wrote the course's gradebook"
-batch early --batch "$SH" lab0 --merge
+batch early --batch "$SH" lab0 --merge --lms canvas
 expect_eq "merge before shard 3: exit status" "$(rc_of early)" 1
 expect_eq "merge before shard 3: s3 and s6 not graded" \
     "$(field "$SH.grades/grades.csv" s3 4),$(field "$SH.grades/grades.csv" s6 4)" "error,error"
 expect_match "merge before shard 3: says why" "$(cat "$TMP/early.out")" \
     "^  s3 +no report in .*: its shard has not run"
 [ ! -e "$SH.grades/s3.json" ] && ok || bad "merge: wrote a report for s3"
+expect_eq "--lms canvas: the header" "$(csv "$SH.grades/lms-canvas.csv" | head -n 1)" \
+    "Student,ID,SIS User ID,SIS Login ID,Section,lab0 (FP8 number formats)"
+expect_eq "--lms canvas: a score, and none for an error" \
+    "$(csv "$SH.grades/lms-canvas.csv" | grep -e '^s1,' -e '^s3,' | tr '\n' ' ')" \
+    "s1,,,s1,,100 s3,,,s3,, "
 batch shard3 --batch "$SH" lab0 --shard 3/3
-batch merge --batch "$SH" lab0 --merge
+batch merge --batch "$SH" lab0 --merge --lms moodle
 expect_eq "merge: exit status" "$(rc_of merge)" 0
 expect_eq "merge: every row" "$(csv "$SH.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" \
     "s1,100 s2,100 s3,100 s4,100 s5,$(jq -r .score "$SH.grades/s5.json") s6,100 s7,100 "
 expect_eq "merge: graded nothing" "$(count_of merge graded),$(count_of merge resumed)" "0,7"
+expect_eq "--lms moodle: every row" "$(csv "$SH.grades/lms-moodle.csv" | tr '\n' ' ')" \
+    "Username,lab0 (FP8 number formats) s1,100 s2,100 s3,100 s4,100 s5,$(field "$SH.grades/grades.csv" s5 2) s6,100 s7,100 "
+expect_match "--lms: the summary names the file" "$(cat "$TMP/merge.out")" \
+    "^For LMS: +.*lms-moodle\\.csv \\(moodle's grade import\\)"
 
 # ---- usage errors ----------------------------------------------------------------------
 
@@ -351,7 +360,8 @@ for args in "--batch $TMP/nowhere lab0" "--batch $SUBS lab0 -j 0" "--batch $SUBS
     "lab0 --force" "--batch $SUBS lab9" "--batch $SUBS lab0 --csv $TMP/nowhere/book.csv" \
     "--batch $SUBS lab0 --shard 0/3" "--batch $SUBS lab0 --shard 4/3" \
     "--batch $SUBS lab0 --shard 2" "--batch $SUBS lab0 --shard 1/3x" "lab0 --shard 1/2" \
-    "--batch $SUBS lab0 --merge --shard 1/2" "--batch $SUBS lab0 --merge --force"; do
+    "--batch $SUBS lab0 --merge --shard 1/2" "--batch $SUBS lab0 --merge --force" \
+    "--batch $SUBS lab0 --lms blackboard" "lab0 --lms canvas"; do
     # shellcheck disable=SC2086
     "$GRADER" $args >/dev/null 2>"$TMP/usage.err"
     expect_eq "usage error '$args': exit status" "$?" 2

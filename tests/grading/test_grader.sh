@@ -113,7 +113,8 @@ expect_eq "constructor exit: exit status" "$(rc_of early_exit)" 1
 expect_eq "constructor exit: score" "$(score_of early_exit)" "0/100"
 expect_eq "constructor exit: every test not run" \
     "$(jq -r '[.tests[] | .status] | unique | join(",")' "$TMP/early_exit.json")" "not_run"
-expect_match "constructor exit: why" "$(message_of early_exit limits)" "exited with status 0"
+expect_match "constructor exit: refused at build time" "$(jq -r .build_log "$TMP/early_exit.json")" \
+    "lab0\\.c: has a constructor or destructor \\(section \\.init_array"
 
 grade syntax lab0 --dir "$(hostile syntax_error)"
 expect_eq "compile error: exit status" "$(rc_of syntax)" 1
@@ -137,6 +138,7 @@ refused forbid_system spawn "lab0\\.c: uses system, which no submission may"
 refused forbid_fopen read_golden "lab0\\.c: uses fopen, which no submission may"
 refused forbid_codec codec "lab0\\.c: uses fp8_encode, which lab0 does not allow: the course's codec"
 refused forbid_hook sanitizer_hook "lab0\\.c: defines __asan_default_options, a sanitizer hook"
+refused forbid_reference call_reference "lab0\\.c: uses ref_lab0_encode, which no submission may"
 # lab1's own rule: the library's delayed scaler is lab1's exercise.
 mkdir -p "$TMP/sub-lab1-delayed"
 {
@@ -220,6 +222,60 @@ case ${FP8LAB_BUILD:-build} in
     expect_eq "./grader: exit status" "$?" 0
     expect_match "./grader: runs the grader" "$out" "^lab0 +FP8 number formats" ;;
 esac
+
+# ---- hidden inputs: --seed ---------------------------------------------------------------
+
+# npy_data FILE FMT: the values of an .npy file, one per line, as od reads them
+# (FMT x4: 32-bit words in hex; u1: bytes).
+npy_data() {
+    hlen=$(od -An -tu1 -j8 -N2 "$1" | awk '{ print $1 + 256 * $2 }')
+    od -An -v -t"$2" -j $((10 + hlen)) "$1" | tr -s ' ' '\n' | grep .
+}
+# A submission that learned the public goldens by heart: for the inputs of
+# encode_random it returns the golden codes, for any other input 0.
+mkdir -p "$TMP/sub-parrot"
+{
+    echo '#include <stdint.h>'
+    echo '#include <string.h>'
+    cat solutions/lab0/lab0.c | sed 's/^uint8_t lab0_encode(/static uint8_t solution_encode(/'
+    for tag in e4m3 e5m2; do
+        echo "static const uint32_t x_$tag[] = {"
+        npy_data "data/golden/lab0/encode_random_${tag}_x.npy" x4 | sed 's/^/0x/; s/$/u,/'
+        echo "};"
+        echo "static const uint8_t q_$tag[] = {"
+        npy_data "data/golden/lab0/encode_random_${tag}_q.npy" u1 | sed 's/$/,/'
+        echo "};"
+    done
+    cat <<'C'
+uint8_t lab0_encode(const lab0_format *f, float x, int saturate)
+{
+    int e4 = f->exp_bits == 4;
+    const uint32_t *xs = e4 ? x_e4m3 : x_e5m2;
+    const uint8_t *qs = e4 ? q_e4m3 : q_e5m2;
+    size_t n = e4 ? sizeof x_e4m3 / 4 : sizeof x_e5m2 / 4;
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    for (size_t i = 0; i < n; i++)
+        if (xs[i] == bits)
+            return qs[2 * i + (saturate ? 0 : 1)];
+    return 0;
+}
+C
+} >"$TMP/sub-parrot/lab0.c"
+grade parrot lab0 --dir "$TMP/sub-parrot" --test encode_random
+expect_eq "parrot, public inputs: encode_random passes" "$(status_of parrot encode_random)" pass
+grade parrot_seed lab0 --dir "$TMP/sub-parrot" --test encode_random --seed "course 2026, lab0"
+expect_eq "parrot, hidden inputs: encode_random fails" "$(status_of parrot_seed encode_random)" fail
+expect_eq "hidden inputs: the report says which tests" \
+    "$(jq -r '[.hidden_inputs, (.tests[] | .hidden_inputs)] | map(tostring) | join(",")' \
+      "$TMP/parrot_seed.json")" "true,true"
+FP8LAB_SEED="course 2026, lab0" "$GRADER" lab0 --solution --format json -o "$TMP/seeded.json" 2>/dev/null
+expect_eq "FP8LAB_SEED: the solution, full marks" "$(score_of seeded)" "100/100"
+expect_eq "FP8LAB_SEED: only encode_random drew hidden inputs" \
+    "$(jq -r '[.tests[] | select(.hidden_inputs) | .name] | join(",")' "$TMP/seeded.json")" \
+    encode_random
+grep -q "course 2026" "$TMP/parrot_seed.json" "$TMP/seeded.json" &&
+    bad "hidden inputs: the report shows the seed" || ok
 
 # ---- the sandbox, switched off ----------------------------------------------------------
 

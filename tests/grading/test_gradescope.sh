@@ -1,11 +1,12 @@
 #!/bin/sh
 # test_gradescope.sh - the Gradescope autograder, end to end:
-# `make gradescope-lab0` builds the zip (setup.sh, run_autograder and the
-# course without its solutions); unpacked into a folder laid out like
+# `make gradescope-lab0 SEED=...` builds the zip (setup.sh, run_autograder
+# and the course with its solutions); unpacked into a folder laid out like
 # Gradescope's /autograder, setup.sh builds the grader (without installing
 # packages: FP8LAB_NO_INSTALL=1), and run_autograder grades what a student
-# uploaded into results.json: the solution nested in a folder (full marks),
-# the skeleton (low), nothing (0, saying lab0.c is missing).
+# uploaded into results.json: the solution nested in a folder (full marks,
+# hidden inputs drawn), the skeleton (low), nothing (0, saying lab0.c is
+# missing).
 #
 #   FP8LAB_BUILD=build sh tests/grading/test_gradescope.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -19,7 +20,7 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 quiet_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"; }
 
-quiet_make -s BUILD="$B" gradescope-lab0 >"$TMP/make.out" 2>&1
+quiet_make -s BUILD="$B" SEED="spring term/7" gradescope-lab0 >"$TMP/make.out" 2>&1
 expect_eq "make gradescope-lab0: exit status" "$?" 0
 ZIP=$B/gradescope/lab0-autograder.zip
 AG=$TMP/autograder
@@ -29,8 +30,10 @@ for f in setup.sh run_autograder; do
     [ -x "$AG/source/$f" ] && ok || bad "the zip's $f: missing or not executable"
 done
 [ -f "$AG/source/course/data/golden/lab0/decode.npy" ] && ok || bad "the zip has no goldens"
-[ ! -e "$AG/source/course/solutions" ] && ok || bad "the zip holds the solutions"
+[ -f "$AG/source/course/solutions/lab0/lab0.c" ] && ok ||
+    bad "the zip lacks the reference solution the runners link"
 grep -q 'lab=lab0$' "$AG/source/run_autograder" && ok || bad "run_autograder: not for lab0"
+grep -q "^seed='spring term/7'" "$AG/source/run_autograder" && ok || bad "run_autograder: no seed"
 
 FP8LAB_NO_INSTALL=1 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash "$AG/source/setup.sh" \
     >"$TMP/setup.out" 2>&1
@@ -48,6 +51,9 @@ cp solutions/lab0/lab0.c "$AG/submission/my work/"
 grade solution
 expect_eq "solution: score, tests" "$(jq -r '[.score, (.tests | length)] | join(",")' "$TMP/solution.json")" \
     "100,11"
+expect_match "solution: hidden inputs drawn" "$(jq -r '.tests[].name' "$TMP/solution.json")" \
+    "encode_random.*hidden inputs"
+grep -q "spring term" "$TMP/solution.json" && bad "results.json shows the seed" || ok
 rm -rf "$AG/submission" && mkdir -p "$AG/submission" && cp labs/lab0/lab0.c "$AG/submission/"
 grade skeleton
 score=$(jq -r .score "$TMP/skeleton.json")

@@ -32,8 +32,9 @@ static const grader_test tests[] = {
     {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5},
     {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5},
 };
+static const char *const hidden_tests[] = {"encode_rne", "scale_amax", 0};
 static const grader_lab lab = {.name = "lab0", .title = "FP8 number formats", .mem_limit_mib = 512,
-                               .tests = tests, .ntests = 4};
+                               .tests = tests, .ntests = 4, .hidden = hidden_tests};
 
 /* Everything a message can throw at a format: quotes, markup, tabs, C0 and
  * C1 controls, DEL, CRLF, a lone CR, a line that would end TAP's YAML block,
@@ -61,7 +62,7 @@ static void make_reports(void)
         results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
                                          "not run: the submission did not compile", NULL};
     }
-    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25};
+    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0};
 
     results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n"};
     results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
@@ -71,14 +72,14 @@ static void make_reports(void)
     results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile};
     results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL};
     report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
-                               results_mixed, 4, 10, 50, 0.5};
+                               results_mixed, 4, 10, 50, 0.5, 0};
 
     report_nobuild = (gr_report){&lab, "submissions/bob", 0,
                                  "lab0.c:12:5: error: expected ';' before '}' token\n"
                                  "   12 |     return x\n"
                                  "      |             ^\n"
                                  "bad byte \xfe <&> \x02\n",
-                                 results_nobuild, 4, 0, 50, 0.25};
+                                 results_nobuild, 4, 0, 50, 0.25, 0};
 }
 
 /* ---- writing and reading back ---------------------------------------------------- */
@@ -320,7 +321,7 @@ START_TEST(test_text_missing_pieces)
 {
     static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1}, {"crash", 2, NULL, NULL, 1}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL}, {&bare[1], GR_ERROR, 0, NULL, NULL}};
-    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1};
+    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
     int n;
     char **lines = split_lines(out, &n);
@@ -354,9 +355,10 @@ END_TEST
 /* ---- json --------------------------------------------------------------------------- */
 
 static const char *const json_keys[] = {"lab", "title", "source", "build_ok", "build_log",
-                                        "score", "max_score", "seconds", "tests"};
-static const char *const json_test_keys[] = {"name", "title", "section", "status",
-                                             "points", "max_points", "message", "output"};
+                                        "score", "max_score", "seconds", "hidden_inputs",
+                                        "tests"};
+static const char *const json_test_keys[] = {"name", "title", "section", "status", "points",
+                                             "max_points", "hidden_inputs", "message", "output"};
 
 START_TEST(test_json_mixed)
 {
@@ -364,7 +366,7 @@ START_TEST(test_json_mixed)
     char *out = render(&report_mixed, GR_FORMAT_JSON, 0);
     json_t *root = parse_json(out), *arr;
 
-    assert_keys(root, json_keys, 9);
+    assert_keys(root, json_keys, 10);
     ck_assert_str_eq(jget_str(root, "lab"), "lab0");
     ck_assert_str_eq(jget_str(root, "title"), "FP8 number formats");
     ck_assert_str_eq(jget_str(root, "source"), "sub\x01mission" FFFD);
@@ -378,7 +380,7 @@ START_TEST(test_json_mixed)
     ck_assert_int_eq((int) json_array_size(arr), 4);
     for (int i = 0; i < 4; i++) {
         json_t *t = json_array_get(arr, (size_t) i);
-        assert_keys(t, json_test_keys, 8);
+        assert_keys(t, json_test_keys, 9);
         ck_assert_str_eq(jget_str(t, "name"), tests[i].name);
         ck_assert_str_eq(jget_str(t, "title"), tests[i].title);
         ck_assert_str_eq(jget_str(t, "section"), tests[i].section);
@@ -418,7 +420,7 @@ START_TEST(test_json_verbose_and_build_failed)
 
     out = render(&report_nobuild, GR_FORMAT_JSON, 0);
     root = parse_json(out);
-    assert_keys(root, json_keys, 9);
+    assert_keys(root, json_keys, 10);
     ck_assert(json_is_false(json_object_get(root, "build_ok")));
     ck_assert_ptr_nonnull(strstr(jget_str(root, "build_log"), "expected ';' before '}'"));
     ck_assert_int_eq(jget_int(root, "score"), 0);
@@ -613,7 +615,7 @@ START_TEST(test_tap_details)
     {
         gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL},
                             {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL}};
-        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0};
+        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0};
         out = render(&r, GR_FORMAT_TAP, 0);
         ck_assert_ptr_nonnull(
             strstr(out, "\n  ---\n  message: \"  leading spaces\\n\\nafter a blank\"\n"));
@@ -760,6 +762,37 @@ START_TEST(test_junit_build_failed)
 }
 END_TEST
 
+/* ---- hidden inputs ------------------------------------------------------------------------- */
+
+/* Graded with a seed: the lab's hidden tests, and only those, are marked,
+ * in text and in json; without a seed, none is. */
+START_TEST(test_hidden_inputs)
+{
+    gr_report r = report_pass;
+    r.hidden_inputs = 1;
+    char *text = render(&r, GR_FORMAT_TEXT, 0), *plain = render(&report_pass, GR_FORMAT_TEXT, 0);
+    ck_assert_ptr_nonnull(strstr(text, "encode_rne   15/15  Round to nearest, ties to even  "
+                                       "[hidden inputs]\n"));
+    ck_assert_ptr_nonnull(strstr(text, "scale_amax     5/5  Per-tensor scale from amax  "
+                                       "[hidden inputs]\n"));
+    ck_assert_ptr_nonnull(strstr(text, "decode_e4m3  10/10  Decode every E4M3 code\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\n[hidden inputs]: the test also checked"));
+    ck_assert_ptr_null(strstr(plain, "hidden"));
+    char *js = render(&r, GR_FORMAT_JSON, 0);
+    json_t *root = parse_json(js);
+    ck_assert(json_is_true(json_object_get(root, "hidden_inputs")));
+    json_t *arr = json_object_get(root, "tests");
+    for (int i = 0; i < 4; i++) {
+        json_t *h = json_object_get(json_array_get(arr, (size_t) i), "hidden_inputs");
+        ck_assert_msg(json_is_true(h) == (i == 1 || i == 3), "test %d: hidden_inputs", i);
+    }
+    json_decref(root);
+    free(js);
+    free(text);
+    free(plain);
+}
+END_TEST
+
 /* ---- autolab ------------------------------------------------------------------------------ */
 
 /* The scorecard, then one line of JSON: every test's points by name, and the
@@ -903,6 +936,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_junit_mixed);
     tcase_add_test(tc, test_junit_build_failed);
     tcase_add_test(tc, test_autolab);
+    tcase_add_test(tc, test_hidden_inputs);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("all formats");
