@@ -647,7 +647,7 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
         unpacked = gr_asprintf("%s/submission", work);
         int bad = mkdir(unpacked, 0755) != 0
                       ? lab_errorf(&err, "%s: cannot create: %s", unpacked, strerror(errno))
-                      : gr_unpack(s->source, unpacked, b->lab->student_files, &err);
+                      : gr_unpack_isolated(s->source, unpacked, b->lab->student_files, &err);
         if (bad) {
             if (write(fd, err.msg, strlen(err.msg)) < 0)
                 _exit(3);

@@ -16,11 +16,18 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
+
+#include "sandbox.h"
+
+#define UNPACK_CPU_S 60     /* seconds of CPU for reading one archive */
+#define UNPACK_AS_MIB 1024  /* and its address space */
 
 static const char *const suffixes[] = {
     ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar", ".zip", 0,
@@ -139,7 +146,10 @@ static int one_entry(struct archive *a, struct archive_entry *e, const char *arc
     return extract(a, archive, entry, dest, wanted[w], err);
 }
 
-int gr_unpack(const char *archive, const char *dest, const char *const *wanted, lab_error *err)
+/* gr_unpack on the archive open on fd (archive names it in messages), or,
+ * when fd < 0, on the file archive. */
+static int unpack(int fd, const char *archive, const char *dest, const char *const *wanted,
+                  lab_error *err)
 {
     char found[16][256];
     int nwanted = 0;
@@ -156,7 +166,9 @@ int gr_unpack(const char *archive, const char *dest, const char *const *wanted, 
     archive_read_support_format_tar(a);
     archive_read_support_format_zip(a);
     int rc = 0;
-    if (archive_read_open_filename(a, archive, 65536) != ARCHIVE_OK)
+    int opened = fd >= 0 ? archive_read_open_fd(a, fd, 65536)
+                         : archive_read_open_filename(a, archive, 65536);
+    if (opened != ARCHIVE_OK)
         rc = lab_errorf(err, "%s: not an archive the grader reads (.zip or .tar, plain or "
                         "gzip-, bzip2- or xz-compressed): %s", archive, archive_error_string(a));
     long entries = 0;
@@ -181,4 +193,62 @@ int gr_unpack(const char *archive, const char *dest, const char *const *wanted, 
     }
     archive_read_free(a);
     return rc;
+}
+
+int gr_unpack(const char *archive, const char *dest, const char *const *wanted, lab_error *err)
+{
+    return unpack(-1, archive, dest, wanted, err);
+}
+
+static void set_limit(int resource, rlim_t value)
+{
+    struct rlimit r = {value, value};
+    setrlimit(resource, &r);
+}
+
+int gr_unpack_isolated(const char *archive, const char *dest, const char *const *wanted,
+                       lab_error *err)
+{
+    const gr_sandbox *sb = gr_sandbox_get(NULL);
+    int fd = open(archive, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lab_errorf(err, "%s: cannot read: %s", archive, strerror(errno));
+    int fds[2];
+    if ((sb->drop && chown(dest, sb->uid, sb->gid) != 0) || pipe2(fds, O_CLOEXEC) != 0) {
+        lab_errorf(err, "%s: cannot prepare its unpacking: %s", dest, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        set_limit(RLIMIT_CORE, 0);
+        set_limit(RLIMIT_CPU, UNPACK_CPU_S);
+        set_limit(RLIMIT_FSIZE, (rlim_t)GR_UNPACK_MAX_FILE + 1);
+#ifndef __SANITIZE_ADDRESS__ /* the sanitizer's allocator needs its address space */
+        set_limit(RLIMIT_AS, (rlim_t)UNPACK_AS_MIB << 20);
+#endif
+        lab_error why = {{0}};
+        int rc = gr_sandbox_enter(sb) != 0
+                     ? lab_errorf(&why, "cannot become the sandbox's user: %s", strerror(errno))
+                     : unpack(fd, archive, dest, wanted, &why);
+        if (rc != 0 && write(fds[1], why.msg, strlen(why.msg)) < 0)
+            _exit(2);
+        _exit(rc != 0);
+    }
+    close(fds[1]);
+    close(fd);
+    char msg[sizeof err->msg];
+    ssize_t n = pid > 0 ? read(fds[0], msg, sizeof msg - 1) : 0;
+    msg[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return lab_errorf(err, "%s: cannot start the process that unpacks it", archive);
+    if (WIFSIGNALED(status))
+        return lab_errorf(err, "%s: unpacking it was stopped by signal %d (%s)", archive,
+                          WTERMSIG(status), strsignal(WTERMSIG(status)));
+    if (WEXITSTATUS(status) != 0)
+        return lab_errorf(err, "%s", msg[0] ? msg : "cannot unpack it");
+    return 0;
 }
