@@ -3,7 +3,8 @@
 # installing them. `make deps`, the Makefile's dependency check and .ci/run
 # all come here, so the list lives in one place.
 #
-#   deps.sh list                 every package the course uses
+#   deps.sh list [NEED...]       every package the course installs (make deps),
+#                                or those of the NEEDs
 #   deps.sh missing NEED...      the packages missing for the NEEDs below
 #   deps.sh ensure NEED...       silent when nothing is missing; otherwise says
 #                                what it will install and installs it with
@@ -15,13 +16,14 @@
 # NEEDs: build (the library and tools), test (make test), plot (the demos'
 # plots), labs (the labs' BLAS), data (the full datasets; the labs ship
 # subsets in data/), cluster (Slurm and munge, for grading on a cluster and
-# the test that starts a Slurm of one node; skipped without them), all.
+# the test that starts a Slurm of one node, skipped without them; not in
+# `all`, so not installed by make deps: their packages start daemons), all.
 # FP8LAB_NO_INSTALL=1 makes `ensure` report what is missing without installing.
 set -u
 
 ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev \
 zlib1g-dev libarchive-dev bubblewrap libopenblas-dev gnuplot-nox jq libxml2-utils patch libarchive-tools \
-dataset-fashion-mnist slurm-wlm munge"
+dataset-fashion-mnist"
 
 # build: the library, the tools and the grader (Check for the test suites,
 # jansson for JSON reports, libxml2 for JUnit XML, nettle for sha256, zlib
@@ -107,7 +109,12 @@ cmd="${1:-}"
 [ $# -gt 0 ] && shift
 case "$cmd" in
 list)
-    echo "$ALL_PACKAGES" ;;
+    if [ $# = 0 ]; then
+        echo "$ALL_PACKAGES"
+    else
+        for need in "$@"; do packages_for "$need"; done | tr '\n' ' ' | sed 's/ $//'
+        echo
+    fi ;;
 missing)
     missing "$@" ;;
 ensure)
@@ -123,6 +130,6 @@ install)
     # shellcheck disable=SC2086
     apt_install "the course needs these Debian packages" $ALL_PACKAGES ;;
 *)
-    echo "usage: deps.sh list | missing NEED... | ensure NEED... | install" >&2
+    echo "usage: deps.sh list [NEED...] | missing NEED... | ensure NEED... | install" >&2
     exit 2 ;;
 esac
