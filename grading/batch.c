@@ -155,6 +155,7 @@ typedef struct submission {
     int score, max_score;
     int *points;       /* earned, one per test of the rubric, in its order */
     unsigned char *passed; /* one per test of the rubric */
+    int skipped;       /* tests this machine could not run (a GPU test without a GPU) */
     double seconds;    /* this run's wall-clock time for it */
     char *error;       /* what happened, for SUB_ERROR */
 } submission;
@@ -427,7 +428,7 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
     json_t *name = json_object_get(root, "lab"), *score = json_object_get(root, "score");
     json_t *max = json_object_get(root, "max_score"), *ok = json_object_get(root, "build_ok");
     json_t *tests = json_object_get(root, "tests"), *error = json_object_get(root, "error");
-    int rc = 0;
+    int rc = 0, skipped = 0;
     if (!json_is_string(name) || !json_is_integer(score) || !json_is_integer(max) ||
         !json_is_boolean(ok) || !json_is_array(tests)) {
         rc = lab_errorf(err, "%s: not a grader report (no lab, score, max_score, build_ok or "
@@ -449,7 +450,9 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
         }
         s->points[i] = (int)json_integer_value(points);
         s->passed[i] = strcmp(json_string_value(status), "pass") == 0;
+        skipped += strcmp(json_string_value(status), "skipped") == 0;
     }
+    s->skipped = skipped;
     s->score = (int)json_integer_value(score);
     s->max_score = (int)json_integer_value(max);
     s->status = json_is_string(error) ? SUB_ERROR
@@ -1051,7 +1054,7 @@ static void print_most_failed(const batch *b)
 
 static void print_summary(const batch *b, const char *gradebook_error)
 {
-    int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0;
+    int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
     int max = grader_lab_points(b->lab), w = id_width(b);
     int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
     double sum = 0;
@@ -1061,6 +1064,7 @@ static void print_summary(const batch *b, const char *gradebook_error)
         errors += s->status == SUB_ERROR;
         resumed_errors += s->status == SUB_ERROR && s->resumed;
         build_failed += s->status == SUB_BUILD_FAILED;
+        with_skips += s->status != SUB_ERROR && s->skipped > 0;
         if (s->status != SUB_ERROR) {
             scores[n++] = s->score;
             sum += s->score;
@@ -1079,6 +1083,9 @@ static void print_summary(const batch *b, const char *gradebook_error)
     printf("\n  %-9s %6d  not submissions\n", "skipped", b->nskipped);
     printf("  %-9s %6d  did not build, or a file was missing (score 0)\n", "no build",
            build_failed);
+    if (with_skips > 0)
+        printf("  %-9s %6d  had tests SKIPPED, which earn nothing: this machine cannot run "
+               "them (no GPU?)\n", "SKIPPED", with_skips);
     if (n > 0) {
         qsort(scores, (size_t)n, sizeof *scores, by_value);
         double median = n % 2 ? scores[n / 2] : 0.5 * (scores[n / 2 - 1] + scores[n / 2]);

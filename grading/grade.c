@@ -67,10 +67,22 @@
 #ifndef GRADER_SANITIZE
 #define GRADER_SANITIZE 0
 #endif
+/* How a CUDA lab's .cu files are compiled and what its runner links; an
+ * empty GRADER_NVCC: this grader was built where there was no nvcc. */
+#ifndef GRADER_NVCC
+#define GRADER_NVCC ""
+#endif
+#ifndef GRADER_NVCCFLAGS
+#define GRADER_NVCCFLAGS "-std=c++17 -O3"
+#endif
+#ifndef GRADER_CUDA_LDLIBS
+#define GRADER_CUDA_LDLIBS "-lcublasLt -lcudart -lstdc++"
+#endif
 
 #define MAX_SOURCE_BYTES (4L << 20) /* a student file larger than this is refused */
 #define BUILD_TIMEOUT_S 120.0
 #define BUILD_AS_MIB 2048L     /* the compiler's address space: an #include of /dev/zero stops here */
+#define NVCC_AS_MIB 8192L      /* nvcc's: its device compiler needs more */
 #define LOG_LINES 40               /* of the compiler's messages, in the report */
 #define OUTPUT_SHOWN 2048          /* bytes of a test's output, in the report */
 
@@ -199,6 +211,8 @@ typedef struct limits {
 /* Open files a test runner may hold (Check's, the results pipe, the log)
  * and processes it may start (Check forks one per test), with room. */
 #define RUNNER_NOFILE 64
+/* A CUDA lab's: the CUDA runtime holds a file for each device node, and more. */
+#define CUDA_RUNNER_NOFILE 1024
 #define RUNNER_NPROC EXTRA_PROCS
 
 /* RLIMIT_NPROC counts every process of the user: under nobody, every
@@ -328,9 +342,9 @@ static char **tool_env(void)
 
 /* Runs the compiler with the given arguments, in the sandbox with jail
  * writable when jail is not NULL; 0 when it succeeded. */
-static int run_build(char **argv, const char *log, const char *jail)
+static int run_build(char **argv, const char *log, const char *jail, long as_mib)
 {
-    limits lim = {BUILD_AS_MIB, 64L << 20, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, jail};
+    limits lim = {as_mib, 64L << 20, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, jail};
     pid_t pid = spawn(argv, jail ? tool_env() : environ, log, -1, &lim);
     if (pid < 0)
         return -1;
@@ -401,8 +415,9 @@ static const char *const forbidden_sections[] = {
  * constructor or destructor). Returns 0 when there is none, -1 otherwise or
  * when obj is not an ELF object this can read.
  */
-static int check_sections(const char *obj, const char *file, FILE *out)
+static int check_sections(const char *obj, const char *file, FILE *out, int cuda)
 {
+    int init_arrays = 0;
     FILE *f = fopen(obj, "rb");
     Elf64_Ehdr eh;
     int rc = -1;
@@ -425,6 +440,12 @@ static int check_sections(const char *obj, const char *file, FILE *out)
             if (sh[i].sh_name >= strtab->sh_size)
                 continue;
             const char *name = names + sh[i].sh_name;
+            /* nvcc registers the file's GPU code with the CUDA runtime from
+             * one constructor of its own: one pointer in one .init_array. A
+             * constructor of the submission's would make a second entry. */
+            if (cuda && strcmp(name, ".init_array") == 0 && init_arrays++ == 0 &&
+                sh[i].sh_size == sizeof(void *))
+                continue;
             for (int k = 0; forbidden_sections[k]; k++) {
                 size_t len = strlen(forbidden_sections[k]);
                 if (strncmp(name, forbidden_sections[k], len) == 0 &&
@@ -455,8 +476,31 @@ static bool lab_name(const grader_lab *lab, const char *name)
     return strncmp(name, lab->name, len) == 0 && name[len] == '_';
 }
 
+/* In nvcc's objects: names that are not the submission's own globals. The
+ * personality routine's reference (DW.ref.__gxx_personality_v0) and weak
+ * C++ definitions from the headers (inline functions: _Z names), but never
+ * operator new or delete (_Znw _Zna _Zdl _Zda), which would replace the
+ * runner's allocator. */
+static bool cuda_allowed_global(const char *name, const char *type)
+{
+    if (strncmp(name, "DW.ref.", 7) == 0)
+        return true;
+    bool weak = strcmp(type, "W") == 0 || strcmp(type, "V") == 0;
+    return weak && strncmp(name, "_Z", 2) == 0 && strncmp(name, "_Znw", 4) != 0 &&
+           strncmp(name, "_Zna", 4) != 0 && strncmp(name, "_Zdl", 4) != 0 &&
+           strncmp(name, "_Zda", 4) != 0;
+}
+
+/* A static object's constructor or destructor, which g++ (under nvcc) runs
+ * from a function of one of these names. */
+static bool static_init_symbol(const char *name)
+{
+    return strncmp(name, "_GLOBAL__sub_I_", 15) == 0 || strncmp(name, "_GLOBAL__sub_D_", 15) == 0 ||
+           strstr(name, "__static_initialization_and_destruction") != NULL;
+}
+
 static int check_symbols(const gr_options *o, const char *stage, const char *obj,
-                         const char *file, const char *log)
+                         const char *file, const char *log, int cuda)
 {
     char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
@@ -493,18 +537,29 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
             fprintf(out, "%s: defines %s, a sanitizer hook, which no submission may\n", file,
                     name);
             rc = -1;
+        } else if (cuda && !used && static_init_symbol(name)) {
+            fprintf(out, "%s: has an object with a constructor or destructor at file scope "
+                    "(%s), code that would run outside the tests, which no submission may\n",
+                    file, name);
+            rc = -1;
         } else if (type[0] == 'i') {
             fprintf(out, "%s: defines %s, an indirect function, whose resolver would run "
                     "outside the tests, which no submission may\n", file, name);
             rc = -1;
-        } else if (!used && isupper((unsigned char)type[0]) && !lab_name(o->lab, name)) {
+        } else if (!used && isupper((unsigned char)type[0]) && !lab_name(o->lab, name) &&
+                   !(cuda && cuda_allowed_global(name, type))) {
             /* A global of another name could stand in for one the runner uses. */
-            fprintf(out, "%s: defines %s, a global name: only %s_* names may be global "
-                    "(make %s static)\n", file, name, o->lab->name, name);
+            if (cuda)
+                fprintf(out, "%s: defines %s, a global name: only %s_* functions may be "
+                        "global (make it static, or put it in an anonymous namespace; a "
+                        "__global__ kernel too)\n", file, name, o->lab->name);
+            else
+                fprintf(out, "%s: defines %s, a global name: only %s_* names may be global "
+                        "(make %s static)\n", file, name, o->lab->name, name);
             rc = -1;
         }
     }
-    if (check_sections(obj, file, out) != 0)
+    if (check_sections(obj, file, out, cuda) != 0)
         rc = -1;
 done:
     if (in)
@@ -517,15 +572,15 @@ done:
 }
 
 /* Compiles src into obj with the flags (a space-separated list), the
- * messages into log. */
+ * messages into log: with nvcc when cuda, else the C compiler. */
 static int compile(const char *flags, char *inc_src, char *inc_common, char *src, char *obj,
-                   const char *log, const char *stage)
+                   const char *log, const char *stage, int cuda)
 {
     char cf[4096];
     snprintf(cf, sizeof cf, "%s", flags);
     char *argv[256];
     int argc = 0;
-    argv[argc++] = GRADER_CC;
+    argv[argc++] = cuda ? GRADER_NVCC : GRADER_CC;
     push_words(argv, &argc, 240, cf);
     argv[argc++] = inc_src;
     argv[argc++] = inc_common;
@@ -534,14 +589,16 @@ static int compile(const char *flags, char *inc_src, char *inc_common, char *src
     argv[argc++] = "-o";
     argv[argc++] = obj;
     argv[argc] = NULL;
-    return run_build(argv, log, sandboxed ? stage : NULL);
+    return run_build(argv, log, sandboxed ? stage : NULL, cuda ? NVCC_AS_MIB : BUILD_AS_MIB);
 }
 
-/* Compiles the student's .c files and links them with the lab's suite into
- * stage/runner. Returns 0, or -1 with the messages in stage/build.log. */
+/* Compiles the student's .c files (and a CUDA lab's .cu files, with nvcc)
+ * and links them with the lab's suite into stage/runner. Returns 0, or -1
+ * with the messages in stage/build.log. */
 static int build_runner(const gr_options *o, const char *stage)
 {
-    char cflags[] = GRADER_CFLAGS, ldlibs[] = GRADER_LDLIBS;
+    char cflags[] = GRADER_CFLAGS, ldlibs[] = GRADER_LDLIBS, nvccflags[] = GRADER_NVCCFLAGS;
+    char cudalibs[] = GRADER_CUDA_LDLIBS;
     char *link[256];
     int nlink = 0;
     char *log = gr_asprintf("%s/build.log", stage);
@@ -559,19 +616,23 @@ static int build_runner(const gr_options *o, const char *stage)
     for (int i = 0; o->lab->student_files[i] && nobj < 32 && rc == 0; i++) {
         const char *file = o->lab->student_files[i];
         size_t len = strlen(file);
-        if (len < 2 || strcmp(file + len - 2, ".c") != 0)
+        int cuda = o->lab->cuda && len > 3 && strcmp(file + len - 3, ".cu") == 0;
+        if (!cuda && (len < 2 || strcmp(file + len - 2, ".c") != 0))
             continue;
+        size_t stem = len - (cuda ? 3 : 2);
         char *src = gr_asprintf("%s/src/%s", stage, file);
-        objs[nobj] = gr_asprintf("%s/%.*s.o", stage, (int)len - 2, file);
+        objs[nobj] = gr_asprintf("%s/%.*s.o", stage, (int)stem, file);
         char *clog = gr_asprintf("%s.%d", log, nobj);
         /* A sanitized object has the sanitizer's own constructors and
-         * globals: the checks then look at a plain build of the file. */
-        char *plain = GRADER_SANITIZE ? gr_asprintf("%s.plain", objs[nobj]) : NULL;
-        rc = compile(cflags, inc_src, inc_common, src, objs[nobj], clog, stage);
+         * globals: the checks then look at a plain build of the file (nvcc's
+         * objects are never sanitized). */
+        char *plain = GRADER_SANITIZE && !cuda ? gr_asprintf("%s.plain", objs[nobj]) : NULL;
+        rc = compile(cuda ? nvccflags : cflags, inc_src, inc_common, src, objs[nobj], clog,
+                     stage, cuda);
         if (rc == 0 && plain)
-            rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage);
+            rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage, 0);
         if (rc == 0)
-            rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog);
+            rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog, cuda);
         free(plain);
         free(clog);
         free(src);
@@ -585,12 +646,14 @@ static int build_runner(const gr_options *o, const char *stage)
         link[nlink++] = reference;
         link[nlink++] = libgrading;
         link[nlink++] = libfp8;
+        if (o->lab->cuda)
+            push_words(link, &nlink, 240, cudalibs);
         push_words(link, &nlink, 250, ldlibs);
         link[nlink++] = "-o";
         link[nlink++] = runner;
         link[nlink] = NULL;
         char *llog = gr_asprintf("%s.link", log);
-        rc = run_build(link, llog, sandboxed ? stage : NULL);
+        rc = run_build(link, llog, sandboxed ? stage : NULL, BUILD_AS_MIB);
         free(llog);
     }
     /* One log of everything the compiler and linker said, in order. */
@@ -797,7 +860,8 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
         goto out;
     }
     limits lim = {GRADER_SANITIZE ? 0 : o->lab->mem_limit_mib, GR_OUTPUT_LIMIT,
-                  (long)budget + 1, RUNNER_NOFILE, RUNNER_NPROC, sandboxed ? stage : NULL};
+                  (long)budget + 1, o->lab->cuda ? CUDA_RUNNER_NOFILE : RUNNER_NOFILE,
+                  RUNNER_NPROC, sandboxed ? stage : NULL};
     pid_t pid = spawn(argv, envp, log, fds[1], &lim);
     close(fds[1]);
     if (pid < 0) {
@@ -837,22 +901,81 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
     char *env_show = gr_asprintf("GRADER_SHOW=%d", o->show);
     char *env_mult = gr_asprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
     char *env_seed = o->seed ? gr_asprintf("GRADER_SEED=%s", o->seed) : NULL;
-    char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_out, env_show, env_mult,
-                    /* The sanitizers' allocator cannot run under an address-space
-                       limit; make a huge malloc fail as it would under one. */
-                    GRADER_SANITIZE ? "ASAN_OPTIONS=allocator_may_return_null=1:"
-                                      "max_allocation_size_mb=1024:detect_leaks=0:"
-                                      "handle_segv=0:handle_abort=0:handle_sigbus=0"
-                                    : NULL,
-                    NULL, NULL};
-    /* After ASAN_OPTIONS, which may be NULL and so end the list early. */
+    const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
+    char *env_gpus = gpus ? gr_asprintf("CUDA_VISIBLE_DEVICES=%s", gpus) : NULL;
+    char *envp[12] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_out, env_show, env_mult};
+    int n = 6;
+    /* The sanitizers' allocator cannot run under an address-space limit;
+     * make a huge malloc fail as it would under one. */
+    if (GRADER_SANITIZE)
+        envp[n++] = "ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1024:"
+                    "detect_leaks=0:handle_segv=0:handle_abort=0:handle_sigbus=0";
     if (env_seed)
-        envp[GRADER_SANITIZE ? 7 : 6] = env_seed;
+        envp[n++] = env_seed;
+    /* Which GPUs a CUDA lab's tests may use, as the instructor chose. */
+    if (env_gpus)
+        envp[n++] = env_gpus;
+    envp[n] = NULL;
     int rc = 0;
     for (int i = 0; i < r->nresults && rc == 0; i++)
-        rc = run_one(o, stage, envp, &r->results[i], err);
+        if (r->results[i].status != GR_SKIPPED)
+            rc = run_one(o, stage, envp, &r->results[i], err);
     free(env_golden), free(env_out), free(env_show), free(env_mult), free(env_seed);
+    free(env_gpus);
     return rc;
+}
+
+/*
+ * Whether the tests can reach a GPU: build/bin/gpuprobe (common/gpuprobe.cu)
+ * run the way the runner runs, in the sandbox, with the runner's
+ * environment. Returns 1, or 0 with why saying why not.
+ */
+static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t size)
+{
+    char *probe = gr_asprintf("%s/bin/gpuprobe", o->build);
+    char *log = gr_asprintf("%s/out/gpuprobe.out", stage);
+    const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
+    char *env_gpus = gpus ? gr_asprintf("CUDA_VISIBLE_DEVICES=%s", gpus) : NULL;
+    char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_gpus, NULL};
+    char *argv[] = {probe, NULL};
+    int ok = 0;
+    if (access(probe, X_OK) != 0) {
+        snprintf(why, size, "%s was not built (no nvcc when the course was built)", probe);
+    } else {
+        limits lim = {0, GR_OUTPUT_LIMIT, 60, CUDA_RUNNER_NOFILE, RUNNER_NPROC,
+                      sandboxed ? stage : NULL};
+        int timed_out = 0, status = -1;
+        pid_t pid = spawn(argv, envp, log, -1, &lim);
+        if (pid > 0)
+            status = wait_until(pid, now_s() + 60, &timed_out);
+        ok = pid > 0 && !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        char *said = read_head(log, 1, 300);
+        snprintf(why, size, "%s", said ? said : timed_out ? "gpuprobe hung" : "gpuprobe failed");
+        free(said);
+    }
+    free(probe), free(log), free(env_gpus);
+    return ok;
+}
+
+/* Marks the tests that need a GPU SKIPPED, saying why. */
+static void skip_gpu_tests(gr_report *r, const char *why)
+{
+    for (int i = 0; i < r->nresults; i++) {
+        gr_result *res = &r->results[i];
+        if (!res->test->gpu)
+            continue;
+        free(res->message);
+        res->status = GR_SKIPPED;
+        res->message = gr_asprintf("SKIPPED, not passed: needs a GPU, and %s", why);
+    }
+}
+
+static int needs_gpu(const gr_report *r)
+{
+    for (int i = 0; i < r->nresults; i++)
+        if (r->results[i].test->gpu)
+            return 1;
+    return 0;
 }
 
 /* ---- the whole run ----------------------------------------------------------------------- */
@@ -934,7 +1057,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
 
     char *data = gr_asprintf("%s/data", o->root);
     char *folder = gr_asprintf("golden/%s", lab->name);
-    int verified = gr_verify_goldens(data, folder, err);
+    int verified = lab->no_goldens ? 0 : gr_verify_goldens(data, folder, err);
     free(data), free(folder);
     if (verified != 0)
         return -1;
@@ -960,6 +1083,20 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
     int staged = stage_files(o, stage, r, err);
     if (staged < 0 || gr_sandbox_own(sb, stage, err) != 0)
         goto done;
+    if (lab->cuda && GRADER_NVCC[0] == '\0') {
+        /* Nothing to build it with: every test is skipped, none failed. */
+        r->build_ok = 0;
+        r->build_log = gr_asprintf("%s needs nvcc (the CUDA Toolkit), which was not found when "
+                                   "the grader was built: install it (make deps), then make %s",
+                                   lab->name, lab->name);
+        for (int i = 0; i < r->nresults; i++) {
+            free(r->results[i].message);
+            r->results[i].status = GR_SKIPPED;
+            r->results[i].message = xstrdup("SKIPPED, not passed: no nvcc to build it with");
+        }
+        rc = 0;
+        goto done;
+    }
     r->build_ok = staged == 0 && build_runner(o, stage) == 0;
     if (staged == 0) {
         char *log = gr_asprintf("%s/build.log", stage);
@@ -968,8 +1105,12 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
     }
     if (!r->build_ok) {
         not_run_all(r, "not run: the submission did not build");
-    } else if (run_tests(o, stage, r, err) != 0) {
-        goto done;
+    } else {
+        char why[400];
+        if (needs_gpu(r) && !gpu_usable(o, stage, why, sizeof why))
+            skip_gpu_tests(r, why);
+        if (run_tests(o, stage, r, err) != 0)
+            goto done;
     }
     for (int i = 0; i < r->nresults; i++) {
         gr_result *res = &r->results[i];

@@ -4,7 +4,8 @@
  * batch.c grades a folder of submissions.
  *
  * Exit status: 0 full marks (on the tests run), 1 anything less, 2 a usage
- * or setup error. With --batch: 0 every submission graded, 1 any not graded
+ * or setup error, 3 nothing failed but tests were SKIPPED (lab5's GPU tests
+ * on a machine without a GPU). With --batch: 0 every submission graded, 1 any not graded
  * (an error), 2 a usage or setup error.
  */
 #include <getopt.h>
@@ -76,7 +77,8 @@ static void usage(FILE *f)
           "                     (rows matched by SIS Login ID, the student id) or moodle\n"
           "                     (Username); a submission in error gets no score there\n"
           "\n"
-          "Exit status: 0 full marks, 1 less, 2 a usage or setup error. With --batch:\n"
+          "Exit status: 0 full marks, 1 less, 2 a usage or setup error, 3 nothing failed but\n"
+          "some tests were SKIPPED (GPU tests without a GPU). With --batch:\n"
           "0 every submission graded, 1 any not graded (an error), 2 a usage or setup error.\n"
           "CK_TIMEOUT_MULTIPLIER scales every test's time limit (e.g. 3 on a slow machine).\n",
           f);
@@ -331,8 +333,10 @@ int main(int argc, char **argv)
         gr_report_free(&r);
         return 2;
     }
+    int failed = r.nresults - gr_count_status(&r, GR_PASS) - gr_count_status(&r, GR_SKIPPED);
     int rc = write_report(&r, format, verbose, output) != 0 ? 2
              : r.score == r.max_score                    ? 0
+             : failed == 0                               ? 3
                                                          : 1;
     gr_report_free(&r);
     return rc;

@@ -67,6 +67,7 @@ const char *gr_status_name(gr_status s)
     case GR_FAIL: return "FAIL";
     case GR_ERROR: return "ERROR";
     case GR_NOT_RUN: return "NOT RUN";
+    case GR_SKIPPED: return "SKIP";
     }
     return "UNKNOWN";
 }
@@ -79,6 +80,7 @@ static const char *status_key(gr_status s)
     case GR_FAIL: return "fail";
     case GR_ERROR: return "error";
     case GR_NOT_RUN: return "not_run";
+    case GR_SKIPPED: return "skipped";
     }
     return "unknown";
 }
@@ -241,6 +243,7 @@ static const char *message_of(const gr_report *r, const gr_result *res)
     case GR_ERROR: return "did not finish (the test recorded no message)";
     case GR_NOT_RUN:
         return r->build_ok ? "not run" : "not run: the submission did not build";
+    case GR_SKIPPED: return "skipped: this machine cannot run it";
     default: return "unknown status";
     }
 }
@@ -255,6 +258,20 @@ static int shows_output(const gr_result *res, int verbose)
 static int shows_reread(const gr_result *res)
 {
     return res->status == GR_FAIL || res->status == GR_ERROR;
+}
+
+/* Not built because this machine cannot build it (no nvcc): every test is
+ * SKIPPED, and the submission is not to blame. */
+static int not_buildable_here(const gr_report *r)
+{
+    return !r->build_ok && r->nresults > 0 && gr_count_status(r, GR_SKIPPED) == r->nresults;
+}
+
+/* The sentence that opens the build log of a submission that did not build. */
+static const char *build_failed_text(const gr_report *r)
+{
+    return not_buildable_here(r) ? "It was not built: this machine cannot build it."
+                                 : "The submission did not build.";
 }
 
 static int shows_build_log(const gr_report *r, int verbose)
@@ -272,11 +289,21 @@ static char *reread_of(const gr_report *r, const gr_result *res)
     return sb_take(&b);
 }
 
-static int count_status(const gr_report *r, gr_status s)
+int gr_count_status(const gr_report *r, gr_status s)
 {
     int n = 0;
     for (int i = 0; i < r->nresults; i++)
         n += r->results[i].status == s;
+    return n;
+}
+
+/* The points of the tests that were skipped. */
+static int skipped_points(const gr_report *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nresults; i++)
+        if (r->results[i].status == GR_SKIPPED)
+            n += r->results[i].test->points;
     return n;
 }
 
@@ -334,11 +361,13 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
     fputs("\n\n", out);
 
     if (!r->build_ok && !shows_build_log(r, verbose))
-        fputs("The submission did not build (no build output was kept).\n\n", out);
+        fprintf(out, "%.*s (no build output was kept).\n\n",
+                (int)strlen(build_failed_text(r)) - 1, build_failed_text(r));
     if (shows_build_log(r, verbose)) {
-        fputs(r->build_ok ? "The build printed warnings:\n"
-                          : "The submission did not build. The build log says:\n",
-              out);
+        if (r->build_ok)
+            fputs("The build printed warnings:\n", out);
+        else
+            fprintf(out, "%s The build log says:\n", build_failed_text(r));
         if (put_clean_lines(out, indent, r->build_log) != 0)
             return lab_errorf(err, "cannot write the text report: out of memory");
         fputc('\n', out);
@@ -380,6 +409,10 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
     if (isfinite(r->seconds) && r->seconds >= 0)
         fprintf(out, "  (%.1f s)", r->seconds);
     fputc('\n', out);
+    int skipped = gr_count_status(r, GR_SKIPPED);
+    if (skipped > 0)
+        fprintf(out, "%d of %d tests SKIPPED, not passed: %d points were not graded here.\n",
+                skipped, r->nresults, skipped_points(r));
     return 0;
 }
 
@@ -541,9 +574,12 @@ static int write_gradescope(FILE *out, const gr_report *r, int verbose, lab_erro
 
     sb_add(&summary, "%s (%s): %d/%d points; %d of %d tests passed.", r->lab->name,
            r->lab->title ? r->lab->title : "", r->score, r->max_score,
-           count_status(r, GR_PASS), r->nresults);
+           gr_count_status(r, GR_PASS), r->nresults);
+    if (gr_count_status(r, GR_SKIPPED) > 0)
+        sb_add(&summary, " %d tests were skipped (this machine cannot run them; see each).",
+               gr_count_status(r, GR_SKIPPED));
     if (!r->build_ok)
-        sb_add(&summary, "\n\nThe submission did not build.");
+        sb_add(&summary, "\n\n%s", build_failed_text(r));
     if (shows_build_log(r, verbose))
         sb_add(&summary, "\n\n%s\n\n%s", r->build_ok ? "The build printed warnings:"
                                                     : "The compiler said:", r->build_log);
@@ -637,7 +673,7 @@ static int write_tap(FILE *out, const gr_report *r, int verbose, lab_error *err)
     fprintf(out, "TAP version 14\n1..%d\n", r->nresults);
     fprintf(out, "# %s: %s\n", r->lab->name, r->lab->title ? r->lab->title : "");
     if (!r->build_ok)
-        fputs("# The submission did not build.\n", out);
+        fprintf(out, "# %s\n", build_failed_text(r));
     if (shows_build_log(r, verbose)) {
         fputs(r->build_ok ? "# The build printed warnings:\n" : "# The compiler said:\n", out);
         if (put_clean_lines(out, "#   ", r->build_log) != 0)
@@ -646,8 +682,12 @@ static int write_tap(FILE *out, const gr_report *r, int verbose, lab_error *err)
     for (int i = 0; i < r->nresults; i++) {
         const gr_result *res = &r->results[i];
         char *reread;
+        /* A skipped test is "not ok ... # SKIP": a harness shows it as
+         * skipped, not failed, and "not ok" keeps it from reading as passed. */
         fprintf(out, "%s %d - ", res->status == GR_PASS ? "ok" : "not ok", i + 1);
         put_tap_name(out, res->test->name);
+        if (res->status == GR_SKIPPED)
+            fputs(" # SKIP", out);
         fprintf(out, "  # %d/%d points\n", res->points, res->test->points);
         if (res->status == GR_PASS)
             continue;
@@ -741,14 +781,18 @@ static char *first_line(const char *message)
  * A test that did not pass is a <failure> when a check failed and an <error>
  * when it crashed or never ran. NOT RUN is an error, not <skipped/>: a
  * submission that did not build earns nothing, and a CI page that shows
- * skipped tests as yellow, or not at all, would hide that.
+ * skipped tests as yellow, or not at all, would hide that. <skipped/> is
+ * only for SKIP: a GPU test on a machine without one.
  */
 static int xml_testcase(xmlTextWriterPtr w, const gr_report *r, const gr_result *res, int verbose)
 {
-    const char *tag = res->status == GR_FAIL ? "failure" : "error";
-    const char *type = res->status == GR_FAIL    ? "FAIL"
-                       : res->status == GR_ERROR ? "ERROR"
-                                                 : "NOT_RUN";
+    const char *tag = res->status == GR_FAIL      ? "failure"
+                      : res->status == GR_SKIPPED ? "skipped"
+                                                  : "error";
+    const char *type = res->status == GR_FAIL      ? "FAIL"
+                       : res->status == GR_ERROR   ? "ERROR"
+                       : res->status == GR_SKIPPED ? "SKIPPED"
+                                                   : "NOT_RUN";
     char *summary = NULL, *reread = NULL;
     strbuf body = {0};
     char *text;
@@ -787,8 +831,8 @@ done:
 
 static int junit_body(xmlTextWriterPtr w, const gr_report *r, int verbose)
 {
-    int failures = count_status(r, GR_FAIL);
-    int errors = count_status(r, GR_ERROR) + count_status(r, GR_NOT_RUN);
+    int failures = gr_count_status(r, GR_FAIL);
+    int errors = gr_count_status(r, GR_ERROR) + gr_count_status(r, GR_NOT_RUN);
     char number[32];
 
     if (xmlTextWriterStartDocument(w, NULL, "UTF-8", NULL) < 0)
@@ -797,7 +841,7 @@ static int junit_body(xmlTextWriterPtr w, const gr_report *r, int verbose)
         if (xmlTextWriterStartElement(w, BAD_CAST(level == 0 ? "testsuites" : "testsuite")) < 0 ||
             xml_attr(w, "name", r->lab->name) < 0 || xml_attr_int(w, "tests", r->nresults) < 0 ||
             xml_attr_int(w, "failures", failures) < 0 || xml_attr_int(w, "errors", errors) < 0 ||
-            (level == 1 && xml_attr_int(w, "skipped", 0) < 0) ||
+            (level == 1 && xml_attr_int(w, "skipped", gr_count_status(r, GR_SKIPPED)) < 0) ||
             xml_attr_seconds(w, "time", r->seconds) < 0)
             return -1;
     }
@@ -857,7 +901,7 @@ static int check_report(const gr_report *r, lab_error *err)
         if (!res->test || !res->test->name)
             return lab_errorf(err, "cannot write the report for %s: result %d has no test",
                               r->lab->name, i);
-        if ((unsigned) res->status > GR_NOT_RUN)
+        if ((unsigned) res->status > GR_SKIPPED)
             return lab_errorf(err, "cannot write the report for %s: %s has unknown status %d",
                               r->lab->name, res->test->name, (int) res->status);
     }

@@ -17,7 +17,9 @@ typedef enum gr_status {
     GR_PASS = 0,
     GR_FAIL,    /* a check in the test failed: message holds the counterexample */
     GR_ERROR,   /* crashed, timed out, exited early, flooded output */
-    GR_NOT_RUN  /* never ran: the build failed, or the runner died first */
+    GR_NOT_RUN, /* never ran: the build failed, or the runner died first */
+    GR_SKIPPED  /* not run because this machine cannot: a GPU test where there
+                   is no GPU. Never passed: it earns nothing */
 } gr_status;
 
 typedef struct gr_result {
@@ -65,6 +67,9 @@ int gr_format_from_name(const char *name);
 int gr_write_report(FILE *out, const gr_report *r, gr_format format, int verbose,
                     lab_error *err);
 
-const char *gr_status_name(gr_status s); /* "PASS", "FAIL", "ERROR", "NOT RUN" */
+const char *gr_status_name(gr_status s); /* "PASS", "FAIL", "ERROR", "NOT RUN", "SKIP" */
+
+/* How many of r's results have status s. */
+int gr_count_status(const gr_report *r, gr_status s);
 
 #endif

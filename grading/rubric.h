@@ -16,6 +16,7 @@ typedef struct grader_test {
     const char *title;   /* a few words for the scorecard */
     const char *section; /* the handout section to re-read when it fails */
     double timeout_s;    /* wall-clock limit, scaled by CK_TIMEOUT_MULTIPLIER */
+    int gpu;             /* needs a GPU: SKIPPED, not run, where there is none */
 } grader_test;
 
 typedef struct grader_lab {
@@ -38,6 +39,12 @@ typedef struct grader_lab {
     const char *const *hidden;
     const grader_test *tests;
     int ntests;
+    /* Built with nvcc: the student files ending in .cu are compiled with
+     * it, and the runner links the CUDA runtime and cuBLASLt. */
+    int cuda;
+    /* Has no files in data/golden: its tests compute what they expect with
+     * the course library (common/), on inputs they draw themselves. */
+    int no_goldens;
 } grader_lab;
 
 /* Every lab the grader knows, in course order, NULL-terminated. */

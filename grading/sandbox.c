@@ -40,16 +40,18 @@ static const char *const BWRAP[] = {
 char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
                        char *const argv[])
 {
-    size_t nflags = 0, nenv = 0, nargv = 0, nro = 0;
+    size_t nflags = 0, nenv = 0, nargv = 0, nro = 0, ndev = 0;
     while (BWRAP[nflags])
         nflags++;
+    while (s->dev[ndev])
+        ndev++;
     while (envp && envp[nenv])
         nenv++;
     while (argv[nargv])
         nargv++;
     while (s->ro[nro])
         nro++;
-    char **out = calloc(nflags + 3 * nro + 3 * nenv + 6 + nargv + 1, sizeof *out);
+    char **out = calloc(nflags + 3 * nro + 3 * ndev + 3 * nenv + 6 + nargv + 1, sizeof *out);
     if (!out)
         return NULL;
     size_t k = 0;
@@ -59,6 +61,11 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
         out[k++] = "--ro-bind";
         out[k++] = s->ro[i];
         out[k++] = s->ro[i];
+    }
+    for (size_t i = 0; i < ndev; i++) {
+        out[k++] = "--dev-bind";
+        out[k++] = s->dev[i];
+        out[k++] = s->dev[i];
     }
     for (size_t i = 0; i < nenv; i++) {
         char *eq = strchr(envp[i], '=');
@@ -134,6 +141,25 @@ static int probe(const gr_sandbox *s, const char *const *readable, char *why, si
     return 0;
 }
 
+/* The NVIDIA driver's device nodes: /dev/nvidiactl, /dev/nvidia0..,
+ * /dev/nvidia-uvm and friends (not folders such as /dev/nvidia-caps). */
+static void find_gpu_devices(gr_sandbox *s)
+{
+    DIR *d = opendir("/dev");
+    struct dirent *e;
+    int k = 0;
+    while (d && k < 16 && (e = readdir(d)) != NULL) {
+        struct stat st;
+        char path[300];
+        snprintf(path, sizeof path, "/dev/%s", e->d_name);
+        if (strncmp(e->d_name, "nvidia", 6) == 0 && stat(path, &st) == 0 &&
+            S_ISCHR(st.st_mode) && (s->dev[k] = strdup(path)) != NULL)
+            k++;
+    }
+    if (d)
+        closedir(d);
+}
+
 const gr_sandbox *gr_sandbox_get(const char *const *readable)
 {
     if (decided)
@@ -149,6 +175,7 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable)
     for (int i = 0, k = 0; readable && readable[i] && k < 3; i++)
         if ((s->ro[k] = realpath(readable[i], NULL)) != NULL)
             k++;
+    find_gpu_devices(s);
     struct passwd *pw = getpwnam("nobody");
     s->uid = pw ? pw->pw_uid : NOBODY_ID;
     s->gid = pw ? pw->pw_gid : NOBODY_ID;

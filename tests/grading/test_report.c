@@ -27,10 +27,10 @@
 /* ---- a made-up lab and its reports --------------------------------------------- */
 
 static const grader_test tests[] = {
-    {"decode_e4m3", 10, "Decode every E4M3 code", "§2.1 Decoding", 5},
-    {"encode_rne", 15, "Round to nearest, ties to even", "§3.2 Rounding", 5},
-    {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5},
-    {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5},
+    {"decode_e4m3", 10, "Decode every E4M3 code", "§2.1 Decoding", 5, 0},
+    {"encode_rne", 15, "Round to nearest, ties to even", "§3.2 Rounding", 5, 0},
+    {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5, 0},
+    {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5, 0},
 };
 static const char *const hidden_tests[] = {"encode_rne", "scale_amax", 0};
 static const grader_lab lab = {.name = "lab0", .title = "FP8 number formats", .mem_limit_mib = 512,
@@ -319,7 +319,7 @@ END_TEST
  * section left NULL and no clock: the scorecard still says what happened. */
 START_TEST(test_text_missing_pieces)
 {
-    static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1}, {"crash", 2, NULL, NULL, 1}};
+    static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0}, {"crash", 2, NULL, NULL, 1, 0}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL}, {&bare[1], GR_ERROR, 0, NULL, NULL}};
     gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
@@ -826,6 +826,53 @@ END_TEST
 
 /* All 6 formats x 3 reports x verbose or not: valid UTF-8, and the machine
  * formats parse. */
+/* A GPU test on a machine without a GPU: SKIP in every format, never a
+ * pass, no points, and said so in the summaries. */
+START_TEST(test_skipped)
+{
+    gr_result res[4];
+    for (int i = 0; i < 4; i++)
+        res[i] = (gr_result){&tests[i], GR_SKIPPED, 0,
+                             "SKIPPED, not passed: needs a GPU, and no GPU: no device", NULL};
+    res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL};
+    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0};
+
+    char *text = render(&r, GR_FORMAT_TEXT, 0);
+    ck_assert_ptr_nonnull(strstr(text, "SKIP  encode_rne "));
+    ck_assert_ptr_nonnull(strstr(text, "no GPU: no device"));
+    ck_assert_ptr_nonnull(strstr(text, "3 of 4 tests SKIPPED, not passed: 40 points were not "
+                                       "graded here."));
+    ck_assert_ptr_null(strstr(text, "re-read"));
+    free(text);
+
+    char *json = render(&r, GR_FORMAT_JSON, 0);
+    json_error_t jerr;
+    json_t *root = json_loads(json, 0, &jerr);
+    ck_assert_ptr_nonnull(root);
+    json_t *t1 = json_array_get(json_object_get(root, "tests"), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(t1, "status")), "skipped");
+    ck_assert_int_eq(json_integer_value(json_object_get(t1, "points")), 0);
+    json_decref(root);
+    free(json);
+
+    char *tap = render(&r, GR_FORMAT_TAP, 0);
+    ck_assert_ptr_nonnull(strstr(tap, "\nok 1 - decode_e4m3"));
+    ck_assert_ptr_nonnull(strstr(tap, "\nnot ok 2 - encode_rne # SKIP  # 0/15 points\n"));
+    free(tap);
+
+    char *junit = render(&r, GR_FORMAT_JUNIT, 0);
+    ck_assert_ptr_nonnull(strstr(junit, "skipped=\"3\""));
+    ck_assert_ptr_nonnull(strstr(junit, "<skipped message="));
+    ck_assert_ptr_nonnull(strstr(junit, "errors=\"0\""));
+    free(junit);
+
+    char *gs = render(&r, GR_FORMAT_GRADESCOPE, 0);
+    ck_assert_ptr_nonnull(strstr(gs, "3 tests were skipped"));
+    ck_assert_ptr_null(strstr(gs, "\"passed\", \"output\": \"SKIPPED"));
+    free(gs);
+}
+END_TEST
+
 START_TEST(test_every_format_is_valid)
 {
     const gr_report *reports[] = {&report_pass, &report_mixed, &report_nobuild};
@@ -937,6 +984,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_junit_build_failed);
     tcase_add_test(tc, test_autolab);
     tcase_add_test(tc, test_hidden_inputs);
+    tcase_add_test(tc, test_skipped);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("all formats");
