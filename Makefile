@@ -103,7 +103,25 @@ GRADE_CFLAGS = -std=c11 $(OPT) -D_DEFAULT_SOURCE $(BLAS_CFLAGS) -Wall -Wextra -f
                $(SANFLAGS)
 GRADE_LDLIBS = $(CHECK_LIBS) $(LIB_LIBS)
 
-RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(LABS:%=$(BUILD)/obj/grading/%_rubric.o)
+# lab5 is CUDA: its .cu files are compiled with nvcc, and its tests need a
+# GPU. The grader always knows it; without nvcc it is built no further, and
+# ./grader lab5 reports every test SKIPPED.
+CUDA_LABS   := lab5
+GRADED_LABS := $(LABS) $(CUDA_LABS)
+CUDA_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/lib64/libcudart.so $(CUDA_HOME)/targets/*/lib/libcudart.so \
+                 $(if $(NVCC),$(dir $(NVCC))../lib64/libcudart.so)))
+CUDA_LDLIBS  = $(if $(CUDA_LIBDIR),-L$(dir $(CUDA_LIBDIR)) -Wl$(comma)-rpath$(comma)$(dir $(CUDA_LIBDIR))) \
+               -lcublasLt -lcudart -lstdc++
+comma := ,
+# sm_89 (Ada) runs everything but wgmma; sm_90a (Hopper) adds wgmma and TMA.
+LAB5_ARCH   := -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90a,code=sm_90a
+LAB5_NVCCFLAGS := -std=c++17 -O3 $(LAB5_ARCH) -Icommon -Ilabs/lab5 -Xcompiler -Wall,-Wextra
+LAB5_WERROR := -Werror all-warnings -Xcompiler -Werror
+# What the grader gives nvcc for a submission (warnings shown, not fatal).
+GRADE_NVCCFLAGS := -std=c++17 -O3 $(LAB5_ARCH) -Xcompiler -Wall,-Wextra
+LAB5_BUILT  := $(if $(NVCC),$(if $(CUDA_INC),1))
+
+RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(GRADED_LABS:%=$(BUILD)/obj/grading/%_rubric.o)
 # The runner side: linked with each submission (runner.o has its main).
 LIBGRADING  := $(BUILD)/grading/libgrading.a
 # The driver side: what ./grader and the grader's unit tests link.
@@ -111,16 +129,18 @@ LIBGRADER   := $(BUILD)/grading/libgrader.a
 GRADER_BIN  := $(BUILD)/bin/grader
 SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
 GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
-               $(LIB)
-LAB_DEMOS   := $(foreach lab,$(LABS),$(BUILD)/$(lab)/$(lab))
-SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab))
+               $(LIB) $(if $(LAB5_BUILT),$(BUILD)/grading/lab5_suite.o \
+               $(BUILD)/grading/lab5_reference.o $(GPUPROBE))
+LAB_DEMOS   := $(foreach lab,$(LABS),$(BUILD)/$(lab)/$(lab)) $(if $(LAB5_BUILT),$(BUILD)/lab5/lab5)
+SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
+                  $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
 
 # ---- targets --------------------------------------------------------------------------
 
 .SECONDARY:
 
 .PHONY: all lib tools grader solutions goldens plots fashion-subset captures test bench deps deps-build deps-test \
-        help clean cuda-status $(LABS)
+        help clean cuda-status $(GRADED_LABS)
 
 all: lib tools grader cuda-status
 
@@ -142,10 +162,11 @@ help:
 	@echo "  make gradescope-LAB  Gradescope's autograder zip for LAB, in $(BUILD)/gradescope (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
-	@echo "  make bench       the grader's time per lab, lab3's training targets, and codec throughput"
+	@echo "  make bench       the grader's time per lab, lab3's training targets, codec throughput,"
+	@echo "                   and on a GPU lab5's kernels against the copy and cuBLASLt"
 	@echo "  make clean       remove $(BUILD)/"
 	@echo ""
-	@echo "Labs: $(LABS)"
+	@echo "Labs: $(GRADED_LABS) (lab5 is CUDA: it needs nvcc to build and a GPU to run)"
 	@echo "Options: SANITIZE=1 (address and undefined-behaviour sanitizers, in $(BUILD)/sanitize),"
 	@echo "         BUILD=dir, CUDA_HOME=dir (now $(CUDA_HOME)), NVCC=path, OPT=flags."
 	@echo "Environment for tests: FP8LAB_THREADS (oracle sweep threads), FP8LAB_SWEEP_STRIDE"
@@ -232,12 +253,53 @@ $(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o \
 endef
 $(foreach lab,$(LABS),$(eval $(call lab_rules,$(lab))))
 
+# ---- lab5, in CUDA ----------------------------------------------------------------------
+
+LAB5_SRCS := kernels gemm
+ifeq ($(LAB5_BUILT),1)
+lab5: $(BUILD)/lab5/lab5 grader
+else
+lab5: grader
+	@echo "lab5: nvcc (the CUDA Toolkit) was not found: the demo is not built, and ./grader lab5"
+	@echo "      reports every test SKIPPED. Install it (make deps), or set CUDA_HOME or NVCC."
+endif
+
+$(BUILD)/labs/lab5/%.o: labs/lab5/%.cu labs/lab5/lab5.h | deps-build
+	@mkdir -p $(@D)
+	$(NVCC) $(LAB5_NVCCFLAGS) -c $< -o $@
+$(BUILD)/solutions/lab5/%.o: solutions/lab5/%.cu labs/lab5/lab5.h | deps-build
+	@mkdir -p $(@D)
+	$(NVCC) $(LAB5_NVCCFLAGS) $(LAB5_WERROR) -c $< -o $@
+# The demo links with g++: libfp8lab.a may be sanitized (SANITIZE=1).
+$(BUILD)/lab5/lab5: $(BUILD)/labs/lab5/main.o $(LAB5_SRCS:%=$(BUILD)/labs/lab5/%.o) $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ $(CUDA_LDLIBS) $(LIB_LIBS) -o $@
+$(BUILD)/solutions/lab5/lab5: $(BUILD)/labs/lab5/main.o $(LAB5_SRCS:%=$(BUILD)/solutions/lab5/%.o) \
+    $(LIB)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ $(CUDA_LDLIBS) $(LIB_LIBS) -o $@
+$(BUILD)/obj/grading/lab5_suite.o: ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
+$(BUILD)/grading/lab5_suite.o: $(BUILD)/obj/grading/lab5_suite.o
+	@mkdir -p $(@D)
+	cp $< $@
+# The reference: the solution's two objects in one, its lab5_* functions
+# renamed ref_lab5_* (the weak definitions from NVIDIA's headers keep their
+# names: they are the same code in every object).
+$(BUILD)/grading/lab5_reference.o: $(LAB5_SRCS:%=$(BUILD)/solutions/lab5/%.o)
+	@mkdir -p $(@D)
+	$(LD) -r $^ -o $@.tmp
+	nm -g --defined-only $@.tmp | awk '$$3 ~ /^lab5_/ { print $$3, "ref_" $$3 }' > $@.syms
+	objcopy --redefine-syms=$@.syms $@.tmp $@
+	rm -f $@.tmp
+
 $(BUILD)/obj/grading/%.o: grading/%.c | deps-build
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) -Igrading $(CHECK_CFLAGS) $(GRADER_CFLAGS_PKG) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 # How the grader builds a submission, and where the course is, are compiled in.
 $(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(CC)"' \
+    -DGRADER_NVCC='"$(if $(LAB5_BUILT),$(NVCC))"' -DGRADER_NVCCFLAGS='"$(GRADE_NVCCFLAGS)"' \
+    -DGRADER_CUDA_LDLIBS='"$(CUDA_LDLIBS)"' \
     -DGRADER_CFLAGS='"$(GRADE_CFLAGS)"' -DGRADER_LDLIBS='"$(GRADE_LDLIBS)"' \
     -DGRADER_CHECK_CFLAGS='"$(filter-out $(SANFLAGS),$(GRADE_CFLAGS))"' \
     -DGRADER_SANITIZE=$(if $(SANFLAGS),1,0)
@@ -290,13 +352,13 @@ captures: $(BUILD)/solutions/lab3/lab3
 # run_autograder grade with hidden inputs drawn from S.
 GRADESCOPE_COURSE := Makefile README.md common grading labs solutions data
 gradescope-%:
-	@case " $(LABS) " in *" $* "*) ;; *) echo "gradescope-$*: no lab named $* ($(LABS))"; exit 2 ;; esac
+	@case " $(GRADED_LABS) " in *" $* "*) ;; *) echo "gradescope-$*: no lab named $* ($(GRADED_LABS))"; exit 2 ;; esac
 	@command -v bsdtar >/dev/null || { echo "gradescope-$*: needs bsdtar (apt-get install libarchive-tools)"; exit 2; }
 	rm -rf $(BUILD)/gradescope/$* $(BUILD)/gradescope/$*-autograder.zip
 	mkdir -p $(BUILD)/gradescope/$*/course
 	cp -R $(GRADESCOPE_COURSE) $(BUILD)/gradescope/$*/course/
 	for f in setup.sh run_autograder; do \
-	  sed -e 's/@LAB@/$*/g' -e 's/@SEED@/$(subst /,\/,$(SEED))/g' grading/gradescope/$$f \
+	  sed -e 's/@LAB@/$*/g' -e 's/@FILE@/$(if $(filter $(CUDA_LABS),$*),kernels.cu,$*.c)/g' -e 's/@SEED@/$(subst /,\/,$(SEED))/g' grading/gradescope/$$f \
 	    > $(BUILD)/gradescope/$*/$$f && \
 	  chmod +x $(BUILD)/gradescope/$*/$$f || exit 1; done
 	cd $(BUILD)/gradescope/$* && bsdtar --format zip -cf ../$*-autograder.zip setup.sh run_autograder course
@@ -304,6 +366,9 @@ gradescope-%:
 
 plots: $(SOLUTION_DEMOS)
 	@$(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab) --no-preview -o $(BUILD)/plots/$(lab) &&) true
+	@$(if $(LAB5_BUILT),$(GPUPROBE) >/dev/null && \
+	  $(BUILD)/solutions/lab5/lab5 --no-preview -o $(BUILD)/plots/lab5 || \
+	  echo "plots: lab5 skipped: $$($(GPUPROBE))",echo "plots: lab5 skipped: nvcc not found")
 
 # ---- tests --------------------------------------------------------------------------
 
@@ -325,6 +390,15 @@ $(WERROR_CHECKS): $(BUILD)/tests/werror/%: labs/%/main.c \
 	$(foreach f,$(wildcard labs/$*/*.c) solutions/$*/$*.c,\
 	  $(CC) $(ALL_CPPFLAGS) -Ilabs/$* $(BLAS_CFLAGS) $(ALL_CFLAGS) -c $(f) -o /dev/null &&) true
 	@touch $@
+# lab5's skeleton and demo, with nvcc (the solutions are built with -Werror).
+ifeq ($(LAB5_BUILT),1)
+WERROR_CHECKS += $(BUILD)/tests/werror/lab5
+$(BUILD)/tests/werror/lab5: $(wildcard labs/lab5/*.cu) labs/lab5/lab5.h | deps-build
+	@mkdir -p $(@D)
+	$(foreach f,$(wildcard labs/lab5/*.cu),\
+	  $(NVCC) $(LAB5_NVCCFLAGS) $(LAB5_WERROR) -c $(f) -o /dev/null &&) true
+	@touch $@
+endif
 
 $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) | deps-test
 	@mkdir -p $(@D)
@@ -355,7 +429,8 @@ $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH
 test: $(MANIFEST) | deps-test
 	@FP8LAB_GPUPROBE=$(GPUPROBE) sh tests/run.sh $(MANIFEST) $(BUILD)/tests/logs
 
-bench: $(BENCH_BINS) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3
+bench: $(BENCH_BINS) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
+	@sh tests/bench/bench_lab5.sh $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5 $(GPUPROBE))
 	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
 	@sh tests/bench/bench_batch.sh $(GRADER_BIN)
 	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3

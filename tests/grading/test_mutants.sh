@@ -21,6 +21,8 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 passed=0 failed=0 count=0
 
 for patch in tests/*/mutants/*.patch; do
+    # lab5 needs a GPU: tests/lab5/test_grading.sh grades its mutants.
+    case $patch in tests/lab5/*) continue ;; esac
     [ -f "$patch" ] || continue
     lab=$(basename "$(dirname "$(dirname "$patch")")")
     name=$(basename "$patch" .patch)

@@ -1,0 +1,85 @@
+/*
+ * lab5_rubric.c - lab5's tests and their points: the one place they are set.
+ * The tests themselves are in lab5_suite.c; the sections are the handout's,
+ * labs/lab5/README.md. Every test but `builds` needs a GPU, and is reported
+ * SKIPPED (no points, never passed) where there is none.
+ *
+ * The perf_* tests are the performance points (README §7): a kernel's
+ * bandwidth as a fraction of a device-to-device copy timed in the same run,
+ * or a GEMM's rate as a fraction of cuBLASLt's FP8 GEMM timed in the same
+ * run; each tier is a test of its own, passed when the fraction reaches it.
+ */
+#include "rubric.h"
+
+static const char *const student_files[] = {"kernels.cu", "gemm.cu", 0};
+static const char *const provided_files[] = {"lab5.h", 0};
+
+#define S1 "§1 The bit-exact contract"
+#define S2 "§2 amax"
+#define S3 "§3 The fused scale-and-cast"
+#define S4 "§4 MXFP8 on the GPU"
+#define S52 "§5.2 Naive"
+#define S53 "§5.3 Tiled"
+#define S54 "§5.4 mma.sync"
+#define S55 "§5.5 wgmma"
+#define S6 "§6 cuBLASLt"
+#define S7 "§7 Measuring"
+
+#define GPU 1
+
+static const grader_test tests[] = {
+    {"builds", 2, "kernels.cu and gemm.cu build with nvcc", S1, 5, 0},
+    {"amax", 6, "amax of random tensors, every size", S2, 20, GPU},
+    {"amax_special", 4, "NaN, inf, -0, empty", S2, 20, GPU},
+    {"amax_race", 4, "many blocks racing for the max", S2, 30, GPU},
+    {"cast_e4m3", 6, "scale-and-cast to E4M3", S3, 20, GPU},
+    {"cast_e5m2", 4, "scale-and-cast to E5M2", S3, 20, GPU},
+    {"cast_tail", 4, "n not a multiple of 4", S3, 20, GPU},
+    {"cast_saturate", 4, "overflow, inf, NaN, subnormals", S3, 20, GPU},
+    {"cast_amax", 3, "the cast's amax", S3, 20, GPU},
+    {"mx_e4m3", 6, "MXFP8 E4M3, both rules", S4, 20, GPU},
+    {"mx_e5m2", 3, "MXFP8 E5M2", S4, 20, GPU},
+    {"mx_tail", 4, "row length not a multiple of 32", S4, 20, GPU},
+    {"mx_special", 3, "zero, NaN, inf and tiny blocks", S4, 20, GPU},
+    {"gemm_naive", 5, "naive FP8 GEMM", S52, 30, GPU},
+    {"gemm_tiled", 6, "tiled FP8 GEMM", S53, 30, GPU},
+    {"gemm_mma", 8, "mma.sync FP8 GEMM", S54, 30, GPU},
+    {"gemm_wgmma", 6, "wgmma FP8 GEMM (challenge)", S55, 30, GPU},
+    {"gemm_cublaslt_fp8", 6, "cuBLASLt FP8: scales, D amax", S6, 30, GPU},
+    {"perf_amax_50", 2, "amax at 50% of the copy", S7, 60, GPU},
+    {"perf_amax_70", 2, "amax at 70% of the copy", S7, 60, GPU},
+    {"perf_amax_85", 2, "amax at 85% of the copy", S7, 60, GPU},
+    {"perf_cast_50", 2, "cast at 50% of the copy", S7, 60, GPU},
+    {"perf_cast_70", 2, "cast at 70% of the copy", S7, 60, GPU},
+    {"perf_cast_85", 2, "cast at 85% of the copy", S7, 60, GPU},
+    {"perf_mx_50", 2, "MXFP8 at 50% of the copy", S7, 60, GPU},
+    {"perf_mx_65", 2, "MXFP8 at 65% of the copy", S7, 60, GPU},
+    {"perf_mx_80", 2, "MXFP8 at 80% of the copy", S7, 60, GPU},
+    {"perf_gemm_25", 2, "GEMM at 25% of cuBLASLt FP8", S7, 60, GPU},
+    {"perf_gemm_50", 2, "GEMM at 50% of cuBLASLt FP8", S7, 60, GPU},
+};
+
+/* The course library is CPU code that defines what the kernels compute:
+ * a submission that copied the tensor to the host and called it would pass
+ * the bit-exact tests without a kernel. */
+static const char *const forbidden[] = {"fp8_*", "mx_*", "stats_*", "delayed_*", 0};
+
+/* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
+static const char *const hidden[] = {"amax", "cast_e4m3", "mx_e4m3", "gemm_tiled", 0};
+
+const grader_lab lab5_rubric = {
+    .name = "lab5",
+    .title = "GPU kernels in CUDA",
+    .student_files = student_files,
+    .provided_files = provided_files,
+    /* The CUDA driver maps far more address space than it uses: no limit. */
+    .mem_limit_mib = 0,
+    .forbidden = forbidden,
+    .forbidden_why = "the course library (common/) is CPU code that defines what your kernels "
+                     "compute; the kernels must compute it themselves, on the GPU",
+    .hidden = hidden,
+    .tests = tests,
+    .ntests = GRADER_COUNT(tests),
+    .cuda = 1,
+    .no_goldens = 1,
+};
