@@ -966,7 +966,7 @@ static void skip_gpu_tests(gr_report *r, const char *why)
             continue;
         free(res->message);
         res->status = GR_SKIPPED;
-        res->message = gr_asprintf("SKIPPED, not passed: needs a GPU, and %s", why);
+        res->message = gr_asprintf("it needs a GPU, and the tests found none they can use: %s", why);
     }
 }
 
@@ -1092,7 +1092,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         for (int i = 0; i < r->nresults; i++) {
             free(r->results[i].message);
             r->results[i].status = GR_SKIPPED;
-            r->results[i].message = xstrdup("SKIPPED, not passed: no nvcc to build it with");
+            r->results[i].message = xstrdup("there is no nvcc to build it with");
         }
         rc = 0;
         goto done;

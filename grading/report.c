@@ -384,8 +384,10 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
         if (gr_test_hidden(r, res->test))
             fputs("  [hidden inputs]", out);
         fputc('\n', out);
-        /* A failed build is explained once, above, not under every test. */
-        if (res->status == GR_PASS || (res->status == GR_NOT_RUN && !r->build_ok))
+        /* A failed build is explained once, above, not under every test; so
+         * is why tests were skipped, below. */
+        if (res->status == GR_PASS || res->status == GR_SKIPPED ||
+            (res->status == GR_NOT_RUN && !r->build_ok))
             continue;
         if (put_clean_lines(out, indent, message_of(r, res)) != 0)
             return lab_errorf(err, "cannot write the text report: out of memory");
@@ -410,9 +412,17 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
         fprintf(out, "  (%.1f s)", r->seconds);
     fputc('\n', out);
     int skipped = gr_count_status(r, GR_SKIPPED);
-    if (skipped > 0)
+    if (skipped > 0) {
         fprintf(out, "%d of %d tests SKIPPED, not passed: %d points were not graded here.\n",
                 skipped, r->nresults, skipped_points(r));
+        for (int i = 0; i < r->nresults; i++)
+            if (r->results[i].status == GR_SKIPPED) {
+                fputs("Why: ", out);
+                if (put_clean_lines(out, "", message_of(r, &r->results[i])) != 0)
+                    return lab_errorf(err, "cannot write the text report: out of memory");
+                break;
+            }
+    }
     return 0;
 }
 

@@ -59,10 +59,11 @@ if [ $gpu = 0 ]; then
     expect_eq "solution without a GPU: the GPU tests" "$(gpu_statuses)" skipped
     expect_eq "solution without a GPU: score" "$(jq -r .score "$TMP/r.json")" 2
     expect_match "solution without a GPU: why" "$(jq -r '.tests[1].message' "$TMP/r.json")" \
-        "SKIPPED, not passed: needs a GPU"
+        "it needs a GPU, and the tests found none they can use: no GPU"
     out=$("$GRADER" lab5 --solution 2>&1)
     expect_match "scorecard: SKIP lines" "$out" "SKIP  gemm_wgmma"
     expect_match "scorecard: the summary" "$out" "28 of 29 tests SKIPPED, not passed"
+    expect_match "scorecard: why, once" "$(printf '%s\n' "$out" | grep -c 'needs a GPU')" "^1$"
 else
     expect_eq "solution on $(cat "$TMP/probe"): correctness tests that failed" \
         "$(failed_correctness)" ""
