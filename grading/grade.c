@@ -894,6 +894,14 @@ out:
     return rc;
 }
 
+/* "CUDA_VISIBLE_DEVICES=..." as the grader has it (which GPUs a CUDA lab's
+ * tests may use, as the instructor chose), or NULL when it is unset. */
+static char *gpus_env(void)
+{
+    const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
+    return gpus ? gr_asprintf("CUDA_VISIBLE_DEVICES=%s", gpus) : NULL;
+}
+
 static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_error *err)
 {
     char *env_golden = gr_asprintf("GRADER_GOLDEN_DIR=%s/data/golden/%s", o->root, o->lab->name);
@@ -901,8 +909,7 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
     char *env_show = gr_asprintf("GRADER_SHOW=%d", o->show);
     char *env_mult = gr_asprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
     char *env_seed = o->seed ? gr_asprintf("GRADER_SEED=%s", o->seed) : NULL;
-    const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
-    char *env_gpus = gpus ? gr_asprintf("CUDA_VISIBLE_DEVICES=%s", gpus) : NULL;
+    char *env_gpus = gpus_env();
     char *envp[12] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_out, env_show, env_mult};
     int n = 6;
     /* The sanitizers' allocator cannot run under an address-space limit;
@@ -912,7 +919,6 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
                     "detect_leaks=0:handle_segv=0:handle_abort=0:handle_sigbus=0";
     if (env_seed)
         envp[n++] = env_seed;
-    /* Which GPUs a CUDA lab's tests may use, as the instructor chose. */
     if (env_gpus)
         envp[n++] = env_gpus;
     envp[n] = NULL;
@@ -934,8 +940,7 @@ static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t 
 {
     char *probe = gr_asprintf("%s/bin/gpuprobe", o->build);
     char *log = gr_asprintf("%s/out/gpuprobe.out", stage);
-    const char *gpus = getenv("CUDA_VISIBLE_DEVICES");
-    char *env_gpus = gpus ? gr_asprintf("CUDA_VISIBLE_DEVICES=%s", gpus) : NULL;
+    char *env_gpus = gpus_env();
     char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_gpus, NULL};
     char *argv[] = {probe, NULL};
     int ok = 0;

@@ -267,11 +267,12 @@ static int not_buildable_here(const gr_report *r)
     return !r->build_ok && r->nresults > 0 && gr_count_status(r, GR_SKIPPED) == r->nresults;
 }
 
-/* The sentence that opens the build log of a submission that did not build. */
+/* The sentence that opens the build log of a submission that did not build,
+ * without its full stop. */
 static const char *build_failed_text(const gr_report *r)
 {
-    return not_buildable_here(r) ? "It was not built: this machine cannot build it."
-                                 : "The submission did not build.";
+    return not_buildable_here(r) ? "It was not built: this machine cannot build it"
+                                 : "The submission did not build";
 }
 
 static int shows_build_log(const gr_report *r, int verbose)
@@ -361,13 +362,12 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
     fputs("\n\n", out);
 
     if (!r->build_ok && !shows_build_log(r, verbose))
-        fprintf(out, "%.*s (no build output was kept).\n\n",
-                (int)strlen(build_failed_text(r)) - 1, build_failed_text(r));
+        fprintf(out, "%s (no build output was kept).\n\n", build_failed_text(r));
     if (shows_build_log(r, verbose)) {
         if (r->build_ok)
             fputs("The build printed warnings:\n", out);
         else
-            fprintf(out, "%s The build log says:\n", build_failed_text(r));
+            fprintf(out, "%s. The build log says:\n", build_failed_text(r));
         if (put_clean_lines(out, indent, r->build_log) != 0)
             return lab_errorf(err, "cannot write the text report: out of memory");
         fputc('\n', out);
@@ -589,7 +589,7 @@ static int write_gradescope(FILE *out, const gr_report *r, int verbose, lab_erro
         sb_add(&summary, " %d tests were skipped (this machine cannot run them; see each).",
                gr_count_status(r, GR_SKIPPED));
     if (!r->build_ok)
-        sb_add(&summary, "\n\n%s", build_failed_text(r));
+        sb_add(&summary, "\n\n%s.", build_failed_text(r));
     if (shows_build_log(r, verbose))
         sb_add(&summary, "\n\n%s\n\n%s", r->build_ok ? "The build printed warnings:"
                                                     : "The compiler said:", r->build_log);
@@ -683,7 +683,7 @@ static int write_tap(FILE *out, const gr_report *r, int verbose, lab_error *err)
     fprintf(out, "TAP version 14\n1..%d\n", r->nresults);
     fprintf(out, "# %s: %s\n", r->lab->name, r->lab->title ? r->lab->title : "");
     if (!r->build_ok)
-        fprintf(out, "# %s\n", build_failed_text(r));
+        fprintf(out, "# %s.\n", build_failed_text(r));
     if (shows_build_log(r, verbose)) {
         fputs(r->build_ok ? "# The build printed warnings:\n" : "# The compiler said:\n", out);
         if (put_clean_lines(out, "#   ", r->build_log) != 0)
