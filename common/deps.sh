@@ -12,12 +12,16 @@
 #                                needs no password); where it cannot, prints the
 #                                one command to run and exits 1
 #   deps.sh install              installs everything in `list` (make deps)
+#   deps.sh make-ensure NEED...  `ensure` for the Makefile: what it says goes to
+#                                stderr, but the one line that stops a build,
+#                                which goes to stdout for make to stop with
 #
 # NEEDs: build (the library and tools), test (make test), plot (the demos'
 # plots), labs (the labs' BLAS), data (the full datasets; the labs ship
 # subsets in data/), cluster (Slurm and munge, for grading on a cluster and
 # the test that starts a Slurm of one node, skipped without them; not in
-# `all`, so not installed by make deps: their packages start daemons), all.
+# `all`, so not installed by make deps: their packages start daemons), fresh
+# (mmdebstrap, for the fresh-machine test; not in `all` either), all.
 # FP8LAB_NO_INSTALL=1 makes `ensure` report what is missing without installing.
 set -u
 
@@ -40,8 +44,9 @@ packages_for() {
     labs)  echo "libopenblas-dev" ;;
     data)  echo "dataset-fashion-mnist" ;;
     cluster) echo "slurm-wlm munge" ;;
+    fresh) echo "mmdebstrap" ;;
     all)   echo "$ALL_PACKAGES" ;;
-    *)     echo "deps.sh: unknown need '$1' (build, test, plot, labs, data, cluster, all)" >&2; exit 2 ;;
+    *)     echo "deps.sh: unknown need '$1' (build, test, plot, labs, data, cluster, fresh, all)" >&2; exit 2 ;;
     esac
 }
 
@@ -65,6 +70,7 @@ present() {
     dataset-fashion-mnist) [ -r /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] ;;
     slurm-wlm) command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 ;;
     munge) command -v munged >/dev/null 2>&1 ;;
+    mmdebstrap) command -v mmdebstrap >/dev/null 2>&1 ;;
     *) return 1 ;;
     esac
 }
@@ -90,19 +96,25 @@ apt_install() {
     elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
         run="sudo"
     else
-        echo "fp8lab: $what: $*. Run: sudo apt-get install -y $*" >&2
+        stop "fp8lab: $what: $*. Run: sudo apt-get install -y $*"
         return 1
     fi
     if ! command -v apt-get >/dev/null 2>&1; then
-        echo "fp8lab: missing $* (Debian package names); install them with your system's package manager" >&2
+        stop "fp8lab: missing $* (Debian package names); install them with your system's package manager"
         return 1
     fi
-    echo "fp8lab: $what: $*; installing them with ${run:+sudo }apt-get"
+    echo "fp8lab: $what: $*; installing them with ${run:+sudo }apt-get" >&2
     if ! DEBIAN_FRONTEND=noninteractive $run apt-get update -qq ||
        ! DEBIAN_FRONTEND=noninteractive $run apt-get install -y -qq "$@" >/dev/null; then
-        echo "fp8lab: apt-get could not install: $*" >&2
+        stop "fp8lab: apt-get could not install: $*. Run: ${run:+sudo }apt-get install -y $*"
         return 1
     fi
+}
+
+# The line that stops a build: on stderr, or on stdout for make-ensure.
+stop_to_stdout=0
+stop() {
+    if [ $stop_to_stdout = 1 ]; then echo "$1"; else echo "$1" >&2; fi
 }
 
 cmd="${1:-}"
@@ -117,11 +129,12 @@ list)
     fi ;;
 missing)
     missing "$@" ;;
-ensure)
+make-ensure|ensure)
+    [ "$cmd" = make-ensure ] && stop_to_stdout=1
     m=$(missing "$@") || exit 2
     [ -z "$m" ] && exit 0
     if [ "${FP8LAB_NO_INSTALL:-0}" = 1 ]; then
-        echo "fp8lab: missing Debian packages: $m. Run: sudo apt-get install -y $m" >&2
+        stop "fp8lab: missing Debian packages: $m. Run: sudo apt-get install -y $m"
         exit 1
     fi
     # shellcheck disable=SC2086
@@ -130,6 +143,6 @@ install)
     # shellcheck disable=SC2086
     apt_install "the course needs these Debian packages" $ALL_PACKAGES ;;
 *)
-    echo "usage: deps.sh list [NEED...] | missing NEED... | ensure NEED... | install" >&2
+    echo "usage: deps.sh list [NEED...] | missing NEED... | ensure NEED... | make-ensure NEED... | install" >&2
     exit 2 ;;
 esac

@@ -1,0 +1,97 @@
+#!/bin/sh
+# test_config.sh - no sequence of package installs and builds needs `make
+# clean`: the build records what the machine offers (build/config.mk) and
+# rebuilds what depends on it when that changes.
+#
+#   1. OpenBLAS hidden (a pkg-config directory without openblas.pc) and
+#      installing refused (FP8LAB_NO_INSTALL=1): `make lab3` stops with one
+#      line naming the command to run, before it has built anything; then,
+#      restored, `make lab3` gives the same files as a clean build.
+#   2. The CUDA Toolkit hidden (an empty directory mounted over it, in a
+#      mount namespace of the test's own; root only): `make lab3` builds
+#      without it; restored, `make lab3` gives the same files, byte for byte,
+#      as a clean build (the grader's compiled-in nvcc included).
+#   3. A flag changed (OPT) rebuilds, and changed back gives the clean build.
+# Each build is in a folder of the test's own.
+#
+#   FP8LAB_BUILD=build sh tests/build/test_config.sh     (from the top of the course)
+set -u
+ROOT=$(pwd)
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+. "$ROOT/tests/grading/lib.sh"
+B=$TMP/build
+
+qmake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory BUILD="$B" "$@"; }
+# The sha256 of every file the build wrote, by name.
+hashes() { (cd "$B" && find . -type f | LC_ALL=C sort | xargs sha256sum); }
+same_as_clean() {
+    hashes >"$TMP/$1.sha"
+    if cmp -s "$TMP/clean.sha" "$TMP/$1.sha"; then ok; else
+        bad "$1: the build differs from a clean one in:"
+        diff "$TMP/clean.sha" "$TMP/$1.sha" | sed -n 's/^[<>] [0-9a-f]*  //p' | sort -u | head -n 10
+    fi
+}
+
+# The clean build everything is compared with.
+qmake lab3 >"$TMP/clean.out" 2>&1
+expect_eq "clean make lab3: exit status" "$?" 0 || tail -n 20 "$TMP/clean.out"
+hashes >"$TMP/clean.sha"
+grep -q '^BLAS_LIBS := .*-lopenblas' "$B/config.mk" && ok || bad "config.mk: no OpenBLAS in BLAS_LIBS"
+
+# 1. OpenBLAS hidden: every pkg-config file this machine has, but OpenBLAS's.
+mkdir -p "$TMP/pc"
+for d in $(pkg-config --variable pc_path pkg-config | tr ':' ' '); do
+    for f in "$d"/*.pc; do
+        [ -e "$f" ] || continue
+        case ${f##*/} in openblas*.pc|blas*.pc|cblas*.pc) ;; *) ln -sf "$f" "$TMP/pc/" ;; esac
+    done
+done
+rm -rf "$B"
+FP8LAB_NO_INSTALL=1 PKG_CONFIG_LIBDIR=$TMP/pc qmake lab3 >"$TMP/hidden.out" 2>&1
+status=$?
+[ $status != 0 ] && ok || bad "OpenBLAS hidden: make lab3 succeeded"
+expect_eq "OpenBLAS hidden: lines make printed" "$(wc -l <"$TMP/hidden.out")" 1 || cat "$TMP/hidden.out"
+expect_match "OpenBLAS hidden: the command to run" "$(cat "$TMP/hidden.out")" \
+    "Run: sudo apt-get install -y libopenblas-dev"
+[ -e "$B" ] && bad "OpenBLAS hidden: make lab3 left $(find "$B" | wc -l) files in the build folder" || ok
+qmake lab3 >"$TMP/restored.out" 2>&1
+expect_eq "OpenBLAS restored: make lab3" "$?" 0 || tail -n 20 "$TMP/restored.out"
+same_as_clean "OpenBLAS restored"
+
+# 2. The CUDA Toolkit hidden under an empty directory.
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
+    echo "SKIP: CUDA hidden: needs root and unshare, to mount over $CUDA"
+elif ! grep -q '^NVCC := .' "$B/config.mk"; then
+    echo "SKIP: CUDA hidden: the build found no nvcc here, so there is nothing to hide"
+else
+    mkdir -p "$TMP/empty"
+    # nvcc may be on PATH too: a PATH without the toolkit's bin.
+    path=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v "^$CUDA" | paste -sd: -)
+    unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$TMP/empty" "$CUDA" \
+        env PATH="$path" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        make --no-print-directory BUILD="$B" lab3 >"$TMP/nocuda.out" 2>&1
+    expect_eq "CUDA hidden: make lab3" "$?" 0 || tail -n 20 "$TMP/nocuda.out"
+    grep -q '^NVCC := *$' "$B/config.mk" && ok || bad "CUDA hidden: config.mk still names nvcc"
+    strings "$B/obj/grading/grade.o" | grep -q "$CUDA/bin/nvcc" &&
+        bad "CUDA hidden: the grader still has nvcc compiled in" || ok
+    qmake lab3 >"$TMP/cuda.out" 2>&1
+    expect_eq "CUDA restored: make lab3" "$?" 0 || tail -n 20 "$TMP/cuda.out"
+    expect_match "CUDA restored: make says what changed" "$(cat "$TMP/cuda.out")" "^config: .*NVCC"
+    same_as_clean "CUDA restored"
+fi
+
+# 3. A flag changed, then changed back.
+qmake lab3 OPT='-O1 -g' >"$TMP/o1.out" 2>&1
+expect_eq "OPT=-O1: make lab3" "$?" 0
+expect_match "OPT=-O1: the library is rebuilt" "$(cat "$TMP/o1.out")" "CC +common/fp8.c"
+qmake lab3 >"$TMP/o2.out" 2>&1
+expect_eq "OPT back: make lab3" "$?" 0
+same_as_clean "OPT back"
+# Nothing changed: nothing rebuilt.
+qmake lab3 >"$TMP/again.out" 2>&1
+expect_eq "again: make lab3 says only what to run next" "$(grep -vc '^lab3: built' "$TMP/again.out")" 0
+
+echo "test_config: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,157 @@
+#!/bin/sh
+# run.sh - the README's quick start on a fresh machine (make test-fresh).
+#
+# Makes a minimal Debian 12 root with mmdebstrap from this machine's own apt
+# sources, adds only what the README states as prerequisites (make and git;
+# root, or a user without sudo), clones the course into it and types the
+# README's commands exactly as written:
+#
+#   1. as a user who is not root and has no sudo: `make lab3` stops with one
+#      line naming the command to run, and leaves nothing built;
+#   2. as root: `make lab3 && ./grader lab3` installs what it needs, builds,
+#      and prints lab3's scorecard for the skeleton (exit 1, a Score line);
+#      the time it took is printed;
+#   3. the same user as in 1, now that the packages are there: the scorecard;
+#   4. with this machine's CUDA Toolkit bound in read-only, in a new clone:
+#      the scorecard, and no CUDA compiled for a CPU lab;
+#   5. as root, in the clone of 2 (no CUDA): `make test` passes.
+#
+# It needs root (to make the root, mount and chroot), mmdebstrap and git;
+# without them it says why and exits 77 (SKIP), never 0. The course cloned is
+# this repository's HEAD: what is not committed is not tested.
+#
+#   sh tests/fresh/run.sh             (from the top of the course)
+#   FP8LAB_FRESH_KEEP=1               keeps the root and says where it is
+#   FP8LAB_FRESH_SUITE=bookworm       the Debian suite to make the root from
+set -u
+ROOT=$(pwd)
+SUITE=${FP8LAB_FRESH_SUITE:-bookworm}
+
+skip() { echo "test-fresh: SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (to make a Debian root with mmdebstrap and chroot into it)"
+command -v mmdebstrap >/dev/null 2>&1 || skip "mmdebstrap not found (apt-get install mmdebstrap)"
+command -v unshare >/dev/null 2>&1 || skip "unshare not found (util-linux)"
+git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || skip "$ROOT is not a git clone of the course"
+# The machine's own apt sources: deb822 files, else sources.list.
+SOURCES=""
+for f in /etc/apt/sources.list.d/*.sources /etc/apt/sources.list; do
+    [ -s "$f" ] && grep -q '^[^#]' "$f" && { SOURCES=$f; break; }
+done
+[ -n "$SOURCES" ] || skip "no apt sources on this machine to make a root from"
+
+TMP=$(mktemp -d /var/tmp/fp8lab-fresh.XXXXXX) || exit 1
+R=$TMP/root
+cleanup() {
+    if [ "${FP8LAB_FRESH_KEEP:-0}" = 1 ]; then echo "test-fresh: the root is kept in $R"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "FAIL: $*"; failed=$((failed + 1)); }
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
+
+t0=$(now)
+if ! mmdebstrap --variant=apt --include=make,git "$SUITE" "$R" "$SOURCES" >"$TMP/mmdebstrap.log" 2>&1; then
+    tail -n 20 "$TMP/mmdebstrap.log"
+    echo "test-fresh: FAIL: mmdebstrap could not make a $SUITE root"
+    exit 1
+fi
+echo "test-fresh: a fresh $SUITE root with make and git ($(secs "$t0" "$(now)") s)"
+
+# A user without sudo, and the course cloned for it and for root.
+echo 'student:x:1000:1000::/home/student:/bin/sh' >>"$R/etc/passwd"
+echo 'student:x:1000:' >>"$R/etc/group"
+mkdir -p "$R/home/student"
+git clone -q "$ROOT" "$R/home/student/course" && git clone -q "$ROOT" "$R/root/course" &&
+    git clone -q "$ROOT" "$R/root/course-cuda" || { echo "test-fresh: FAIL: git clone"; exit 1; }
+chown -R 1000:1000 "$R/home/student"
+CUDA=""
+[ -x /usr/local/cuda/bin/nvcc ] && CUDA=/usr/local/cuda && mkdir -p "$R$CUDA"
+
+# The steps run in a mount namespace of their own: /dev, /proc and /sys for
+# the root, and the CUDA Toolkit bound read-only for step 4 only.
+cat >"$TMP/steps.sh" <<'EOF'
+set -u
+R=$1 CUDA=$2 OUT=$3
+mount --rbind /dev "$R/dev" && mount -t proc proc "$R/proc" && mount --rbind /sys "$R/sys" || exit 90
+cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
+as_root() { chroot "$R" env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    TERM=dumb sh -c "$1"; }
+as_student() { chroot --userspec=1000:1000 "$R" env -i HOME=/home/student \
+    PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb sh -c "$1"; }
+now() { date +%s.%N; }
+
+as_student 'cd ~/course && make lab3' >"$OUT/1.out" 2>&1; echo $? >"$OUT/1.rc"
+t0=$(now)
+as_root 'cd /root/course && make lab3 && ./grader lab3' >"$OUT/2.out" 2>&1; echo $? >"$OUT/2.rc"
+awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' >"$OUT/2.time"
+as_student 'cd ~/course && make lab3 && ./grader lab3' >"$OUT/3.out" 2>&1; echo $? >"$OUT/3.rc"
+if [ -n "$CUDA" ]; then
+    mount --bind "$CUDA" "$R$CUDA" && mount -o remount,bind,ro "$R$CUDA" || exit 91
+    as_root "cd /root/course-cuda && PATH=\$PATH:$CUDA/bin && export PATH && make lab3 && ./grader lab3" \
+        >"$OUT/4.out" 2>&1; echo $? >"$OUT/4.rc"
+    cp "$R/root/course-cuda/build/config.mk" "$OUT/4.config" 2>/dev/null
+    umount "$R$CUDA"
+fi
+as_root 'cd /root/course && make test' >"$OUT/5.out" 2>&1; echo $? >"$OUT/5.rc"
+EOF
+mkdir -p "$TMP/out"
+unshare -m sh "$TMP/steps.sh" "$R" "$CUDA" "$TMP/out"
+rc=$?
+[ $rc = 0 ] || { echo "test-fresh: FAIL: could not mount the root's /dev, /proc, /sys or CUDA (status $rc)"; exit 1; }
+
+out() { cat "$TMP/out/$1.out" 2>/dev/null; }
+rc() { cat "$TMP/out/$1.rc" 2>/dev/null || echo none; }
+show() { echo "  --- the last lines of step $1:"; out "$1" | tail -n "${2:-15}" | sed 's/^/  | /'; }
+
+# 1. No root, no sudo: one line, the command to run, nothing built.
+lines=$(out 1 | wc -l)
+if [ "$(rc 1)" != 0 ] && [ "$lines" = 1 ] && out 1 | grep -q 'Run: sudo apt-get install -y '; then ok; else
+    bad "1: as a user without sudo, make lab3 should stop with one line naming the command (exit $(rc 1), $lines lines)"
+    show 1
+fi
+if [ -e "$R/home/student/course/build" ]; then
+    bad "1: make lab3 left $(find "$R/home/student/course/build" | wc -l) files in build/ after stopping"
+else ok; fi
+
+# 2. Root on the fresh root: packages installed, the skeleton's scorecard.
+if [ "$(rc 2)" = 1 ] && out 2 | grep -q '^Score: [0-9]*/100'; then ok; else
+    bad "2: as root, make lab3 && ./grader lab3 should print the skeleton's scorecard and exit 1 (exit $(rc 2))"
+    show 2 30
+fi
+echo "test-fresh: the first scorecard (make lab3 && ./grader lab3 as root on the fresh root," \
+    "installs included): $(cat "$TMP/out/2.time" 2>/dev/null) s"
+
+# 3. The user again, with the packages there: nothing half-built trips it.
+if [ "$(rc 3)" = 1 ] && out 3 | grep -q '^Score: [0-9]*/100'; then ok; else
+    bad "3: as the user, after the packages are installed, make lab3 && ./grader lab3 (exit $(rc 3))"
+    show 3 30
+fi
+
+# 4. With the CUDA Toolkit: the scorecard, nvcc seen but not run for lab3.
+if [ -n "$CUDA" ]; then
+    if [ "$(rc 4)" = 1 ] && out 4 | grep -q '^Score: [0-9]*/100'; then ok; else
+        bad "4: with CUDA bound read-only, make lab3 && ./grader lab3 (exit $(rc 4))"
+        show 4 30
+    fi
+    grep -q "^NVCC := $CUDA/bin/nvcc" "$TMP/out/4.config" 2>/dev/null && ok ||
+        bad "4: the build did not see the CUDA Toolkit (build/config.mk has no NVCC)"
+    if out 4 | grep -q '^ *NVCC '; then bad "4: make lab3 ran nvcc for a CPU lab"; show 4 40; else ok; fi
+else
+    echo "test-fresh: step 4 skipped: no CUDA Toolkit in /usr/local/cuda on this machine"
+fi
+
+# 5. make test in the root without CUDA.
+if [ "$(rc 5)" = 0 ] && out 5 | grep -q '^tests: [0-9]* passed, 0 failed'; then ok; else
+    bad "5: make test on the fresh root (exit $(rc 5))"
+    out 5 | grep -E '^(FAIL|tests:|failed:)' | head -n 20 | sed 's/^/  | /'
+    show 5 40
+fi
+out 5 | grep '^tests:' | sed 's/^/test-fresh: make test on the fresh root: /'
+
+echo "test-fresh: $(secs "$t0" "$(now)") s in all"
+echo "test-fresh: $passed passed, $failed failed"
+[ "$failed" = 0 ]
