@@ -15,7 +15,8 @@
 #      (common/configure.sh), which everything compiled depends on: when it
 #      changes, what it affects is rebuilt, so nothing ever needs `make clean`.
 # Output is one line per step (`CC common/fp8.c`); V=1 shows the commands.
-# Nothing is written outside build/, except by `make goldens`. Safe with -j.
+# Nothing is written outside build/, except by `make goldens`. It runs one job per
+# core unless given -j.
 
 BUILD    ?= build
 CUDA_HOME ?= /usr/local/cuda
@@ -45,6 +46,9 @@ NVCC_ARCH ?= --generate-code arch=compute_89,code=[compute_89,sm_89] \
              --generate-code arch=compute_90,code=sm_90
 NVCCFLAGS ?= -std=c++17 -O2 -g $(NVCC_ARCH) -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror
+
+# As many jobs as the machine has cores, unless make was given -j itself.
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 
 # ---- quiet output ---------------------------------------------------------------------
 

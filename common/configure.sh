@@ -33,7 +33,8 @@ if [ -z "$NVCC" ]; then
     NVCC=$(command -v nvcc 2>/dev/null || true)
     [ -z "$NVCC" ] && [ -x "$CUDA_HOME/bin/nvcc" ] && NVCC="$CUDA_HOME/bin/nvcc"
 fi
-[ -n "$NVCC" ] && [ ! -x "$NVCC" ] && ! command -v "$NVCC" >/dev/null 2>&1 && NVCC=""
+# One that does not run (a wrapper left behind by a removed toolkit) is none.
+[ -n "$NVCC" ] && ! "$NVCC" --version >/dev/null 2>&1 && NVCC=""
 nvcc_dir=""
 [ -n "$NVCC" ] && nvcc_dir=$(dirname "$(command -v "$NVCC" 2>/dev/null || echo "$NVCC")")
 

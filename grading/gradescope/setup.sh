@@ -12,4 +12,4 @@ if [ -z "${FP8LAB_NO_INSTALL:-}" ]; then
     apt-get install -y $(sh common/deps.sh missing build labs)
 fi
 # The build the grader is made for, whatever the environment says.
-make -j"$(nproc)" BUILD=build SANITIZE=0 grader
+make -j"$(nproc)" BUILD=build SANITIZE=0 grader-@LAB@
