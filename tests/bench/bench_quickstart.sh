@@ -28,4 +28,4 @@ if [ $rc != 1 ] || ! grep -q '^Score: ' "$TMP/out"; then
     exit 1
 fi
 awk -v a="$t0" -v b="$t1" -v steps="$(grep -c '^  [A-Z]' "$TMP/out")" -v l0="$load_before" -v l1="$(load)" \
-    'BEGIN { printf "quickstart: make lab3 && ./grader lab3 from a fresh clone   %5.1f s  (target 10 s; %d build steps, one at a time; load %s -> %s)\n", b - a, steps, l0, l1 }'
+    'BEGIN { printf "quickstart: make lab3 && ./grader lab3 from a fresh clone   %5.1f s  (target 10 s; %d build steps; load %s -> %s)\n", b - a, steps, l0, l1 }'
