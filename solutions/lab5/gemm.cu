@@ -48,7 +48,7 @@
  * tensor cores, into FP32 accumulators (the PTX types say .f32), but in an
  * order and with internal precision of their own: Hopper's FP8 wgmma keeps
  * fewer bits while it adds the 32 products of one instruction to the
- * accumulator (README §5.1 allows about 2^-13 relative per 32-term chunk).
+ * accumulator (README §5.1 models it: about 14 bits kept per k32 step).
  * This file promotes nothing: all K/32 chunks go into the wgmma accumulator
  * itself, with no second FP32 sum on the CUDA cores (the "promotion" of
  * DeepGEMM, and of cuBLASLt with FAST_ACCUM off, as version 5 runs it).
