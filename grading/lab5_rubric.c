@@ -12,7 +12,7 @@
 #include "rubric.h"
 
 static const char *const student_files[] = {"kernels.cu", "gemm.cu", 0};
-static const char *const provided_files[] = {"lab5.h", 0};
+static const char *const provided_files[] = {"lab5.h", "lab5_wgmma.h", 0};
 
 #define S1 "§1 The bit-exact contract"
 #define S2 "§2 amax"
@@ -44,6 +44,7 @@ static const grader_test tests[] = {
     {"gemm_naive", 5, "naive FP8 GEMM", S52, 30, GPU},
     {"gemm_tiled", 6, "tiled FP8 GEMM", S53, 30, GPU},
     {"gemm_mma", 8, "mma.sync FP8 GEMM", S54, 30, GPU},
+    {"gemm_wgmma_tile", 6, "wgmma FP8 GEMM, one warpgroup a tile", S55, 30, GPU},
     {"gemm_wgmma", 6, "wgmma FP8 GEMM (challenge)", S55, 30, GPU},
     {"gemm_cublaslt_fp8", 6, "cuBLASLt FP8: scales, D amax", S6, 30, GPU},
     {"perf_amax_50", 2, "amax at 50% of the copy", S7, 60, GPU},

@@ -20,6 +20,7 @@
 
 static gr_sandbox the_sandbox;
 static int decided, warned;
+static char *const *gpu_nodes(const gr_sandbox *s);
 
 int gr_sandbox_enter(const gr_sandbox *s)
 {
@@ -43,7 +44,8 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
     size_t nflags = 0, nenv = 0, nargv = 0, nro = 0, ndev = 0;
     while (BWRAP[nflags])
         nflags++;
-    while (s->dev[ndev])
+    char *const *dev = gpu_nodes(s);
+    while (dev[ndev])
         ndev++;
     while (envp && envp[nenv])
         nenv++;
@@ -64,8 +66,8 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
     }
     for (size_t i = 0; i < ndev; i++) {
         out[k++] = "--dev-bind";
-        out[k++] = s->dev[i];
-        out[k++] = s->dev[i];
+        out[k++] = dev[i];
+        out[k++] = dev[i];
     }
     for (size_t i = 0; i < nenv; i++) {
         char *eq = strchr(envp[i], '=');
@@ -142,22 +144,49 @@ static int probe(const gr_sandbox *s, const char *const *readable, char *why, si
 }
 
 /* The NVIDIA driver's device nodes: /dev/nvidiactl, /dev/nvidia0..,
- * /dev/nvidia-uvm and friends (not folders such as /dev/nvidia-caps). */
+ * /dev/nvidia-uvm and friends (not folders such as /dev/nvidia-caps), every
+ * one of them: a node with 8 GPUs has more than a fixed array would hold,
+ * and a node left out is a GPU the tests cannot open. The list is
+ * NULL-terminated and belongs to the_sandbox; s->dev (at most 16) keeps the
+ * first ones for anything that reads the struct. */
+static char **all_gpu_nodes;
+
 static void find_gpu_devices(gr_sandbox *s)
 {
     DIR *d = opendir("/dev");
     struct dirent *e;
-    int k = 0;
-    while (d && k < 16 && (e = readdir(d)) != NULL) {
+    size_t k = 0, cap = 0;
+    while (d && (e = readdir(d)) != NULL) {
         struct stat st;
         char path[300];
         snprintf(path, sizeof path, "/dev/%s", e->d_name);
-        if (strncmp(e->d_name, "nvidia", 6) == 0 && stat(path, &st) == 0 &&
-            S_ISCHR(st.st_mode) && (s->dev[k] = strdup(path)) != NULL)
-            k++;
+        if (strncmp(e->d_name, "nvidia", 6) != 0 || stat(path, &st) != 0 || !S_ISCHR(st.st_mode))
+            continue;
+        if (k + 2 > cap) {
+            size_t more = cap ? 2 * cap : 32;
+            char **grown = realloc(all_gpu_nodes, more * sizeof *grown);
+            if (!grown)
+                break;
+            all_gpu_nodes = grown;
+            cap = more;
+        }
+        if ((all_gpu_nodes[k] = strdup(path)) == NULL)
+            break;
+        if (k < sizeof s->dev / sizeof s->dev[0] - 1)
+            s->dev[k] = all_gpu_nodes[k];
+        k++;
     }
+    if (all_gpu_nodes)
+        all_gpu_nodes[k] = NULL;
     if (d)
         closedir(d);
+}
+
+/* The device nodes to bind for s: all of them for the grader's own sandbox,
+ * s->dev for any other. */
+static char *const *gpu_nodes(const gr_sandbox *s)
+{
+    return s == &the_sandbox && all_gpu_nodes ? all_gpu_nodes : s->dev;
 }
 
 const gr_sandbox *gr_sandbox_get(const char *const *readable)

@@ -21,8 +21,10 @@
  *      elements of D per thread.
  *   3. mma (README §5.4): the warp-level FP8 tensor-core instruction
  *      mma.sync.m16n8k32.e4m3 (sm_89+).
- *   4. wgmma (README §5.5, the challenge): Hopper's FP8 path on sm_90a:
- *      TMA, mbarriers, wgmma.mma_async.
+ *   4a. wgmma_tile (README §5.5): Hopper's FP8 path on sm_90a, one step:
+ *      TMA, mbarriers, wgmma.mma_async, one warpgroup and one tile a block.
+ *   4b. wgmma (README §5.5, the challenge): the same, at speed: a pipeline
+ *      of producer and consumers, a persistent grid.
  *   5. cuBLASLt (README §6): the library's FP8 GEMM with an E4M3 output; the
  *      BF16 baseline at the end of this file is given, as the worked example.
  *
@@ -37,6 +39,10 @@
  * size is cudaErrorInvalidValue, a size of 0 queues nothing and returns
  * cudaSuccess.
  */
+/* The debug build (README §5.5): uncomment to make a wait in lab5_mbar_wait
+ * (given below) that lasts more than 2 s print which barrier and parity it
+ * waited for, and trap, instead of hanging until the test's time limit. */
+/* #define LAB5_DEBUG_SPIN 2000000000 */
 #include "lab5.h"
 
 #include <cuda.h>         /* CUtensorMap and its enums: types only, no -lcuda */
@@ -151,8 +157,75 @@ cudaError_t lab5_gemm_mma(const uint8_t *A, const uint8_t *B, const float *a_sca
     return encode;
 }
 
+#if LAB5_SM90A
+#ifdef LAB5_DEBUG_SPIN
+#include <cstdio>
+#endif
+/* Given (README §5.5): wait until the phase of parity `parity` of the
+ * mbarrier at shared address `bar` has completed. try_wait gives up after a
+ * time limit of its own, hence the loop; a wait for a phase that never
+ * completes spins for ever, unless LAB5_DEBUG_SPIN is defined. */
+[[maybe_unused]] static __device__ __forceinline__ void lab5_mbar_wait(uint32_t bar,
+                                                                       uint32_t parity)
+{
+    uint32_t done;
+#ifdef LAB5_DEBUG_SPIN
+    uint64_t start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(start));
+#endif
+    do {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n"
+                     "}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+#ifdef LAB5_DEBUG_SPIN
+        asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+        if (!done && now - start > (uint64_t)(LAB5_DEBUG_SPIN)) {
+            printf("lab5 debug: block (%d, %d) thread %d waited %llu ns on the mbarrier at "
+                   "shared address %u for parity %u: a parity or arrival-count bug (README "
+                   "5.5)\n", (int)blockIdx.x, (int)blockIdx.y, (int)threadIdx.x,
+                   (unsigned long long)(now - start), bar, parity);
+            __trap();
+        }
+#endif
+    } while (!done);
+}
+#endif /* LAB5_SM90A */
+
 /*
- * TODO (README §5.5, the challenge): Hopper's native FP8 path.
+ * TODO (README §5.5): the first step onto Hopper's native FP8 path, one
+ * 128 x 128 tile of D per block of one warpgroup (128 threads), no
+ * persistence, no warp specialization:
+ *   - two tensor maps (tensor_map_encoder() above; lab5_kmajor_tma in lab5.h
+ *     gives the dimensions, stride and box) read 128 x 128-byte boxes of A
+ *     and B with CU_TENSOR_MAP_SWIZZLE_128B into a ring of 2 stages in
+ *     dynamic shared memory, each tile 1024-byte aligned;
+ *   - one mbarrier per stage: thread 0 announces the stage's bytes with
+ *     mbarrier.arrive.expect_tx and issues cp.async.bulk.tensor.2d; every
+ *     thread waits with mbarrier.try_wait.parity, slice kt on stage
+ *     lab5_ring_stage(kt, 2) for parity lab5_ring_parity(kt, 2). A wrong
+ *     parity hangs: build with LAB5_DEBUG_SPIN (README §5.5) to trap instead;
+ *   - per slice, wgmma.fence, 2 x 4 wgmma.mma_async.m64n128k32 (rows 0-63 and
+ *     64-127; k = 0, 32, 64, 96) with descriptors from lab5_wgmma_desc_sw128,
+ *     commit_group, wait_group 0, __syncthreads, then refill the stage;
+ *   - the epilogue from the m64nNk32 accumulator layout (README §5.5).
+ * Shapes, errors and LAB5_SM90A as for lab5_gemm_wgmma below.
+ */
+cudaError_t lab5_gemm_wgmma_tile(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
+                                 const float *b_scale_inv, float *D, int M, int N, int K,
+                                 cudaStream_t stream)
+{
+    (void)A, (void)B, (void)a_scale_inv, (void)b_scale_inv, (void)D;
+    (void)M, (void)N, (void)K, (void)stream;
+    return cudaSuccess; /* TODO: check the shape and the device, launch your kernel */
+}
+
+/*
+ * TODO (README §5.5, the challenge): Hopper's native FP8 path at speed.
  *   - wgmma.mma_async.sync.aligned.m64nNk32.f32.e4m3.e4m3 with both operands
  *     in shared memory, K-major, described by 64-bit matrix descriptors
  *     with the 128-byte swizzle (PTX ISA: "matrix descriptor").

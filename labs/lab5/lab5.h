@@ -41,6 +41,7 @@
 #include <cuda_runtime_api.h>
 
 #include "fp8.h"
+#include "lab5_wgmma.h" /* §5.5: descriptors, swizzle, ring parity, TMA boxes */
 #include "mx.h"
 
 #ifdef __cplusplus
@@ -131,7 +132,16 @@ cudaError_t lab5_gemm_mma(const uint8_t *A, const uint8_t *B, const float *a_sca
                           const float *b_scale_inv, float *D, int M, int N, int K,
                           cudaStream_t stream);
 
-/* Exercise 4d, the challenge (README §5.5): Hopper's native FP8 path,
+/* Exercise 4d (README §5.5): the first step onto Hopper's native FP8 path,
+ * one warpgroup (128 threads) per 128 x 128 tile of D, no persistence:
+ * TMA copies of 128-byte-swizzled tiles completing on mbarriers, and
+ * wgmma.mma_async reading them through matrix descriptors (the helpers
+ * below). Shapes and errors as lab5_gemm_wgmma. */
+cudaError_t lab5_gemm_wgmma_tile(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
+                                 const float *b_scale_inv, float *D, int M, int N, int K,
+                                 cudaStream_t stream);
+
+/* Exercise 4e, the challenge (README §5.5): Hopper's native FP8 path,
  * wgmma.mma_async (sm_90a) fed by the tensor memory accelerator (TMA).
  * M, N multiples of 128 and K a multiple of 128; otherwise it returns
  * cudaErrorInvalidValue and queues nothing. On a GPU without it (compute

@@ -25,7 +25,10 @@
  *   3. mma (README §5.4): the warp-level FP8 tensor-core instruction
  *      mma.sync.m16n8k32.e4m3 (sm_89+), fragments loaded with ldmatrix from
  *      a double buffer that cp.async fills.
- *   4. wgmma (README §5.5, the challenge): Hopper's native FP8 path on
+ *   4a. wgmma_tile (README §5.5): one warpgroup, one 128x128 tile a block,
+ *      TMA into a 2-stage ring, wgmma.m64n128k32; nothing overlapped but
+ *      the next slice's copy.
+ *   4b. wgmma (README §5.5, the challenge): Hopper's native FP8 path on
  *      sm_90a. TMA copies 128-byte-swizzled tiles into a 4-stage ring, one
  *      producer thread and two consumer warpgroups synchronize through
  *      mbarriers, wgmma.mma_async reads both operands from shared memory;
@@ -45,7 +48,7 @@
  * tensor cores, into FP32 accumulators (the PTX types say .f32), but in an
  * order and with internal precision of their own: Hopper's FP8 wgmma keeps
  * fewer bits while it adds the 32 products of one instruction to the
- * accumulator (README §5.1 allows about 2^-13 relative per 32-term chunk).
+ * accumulator (README §5.1 models it: about 14 bits kept per k32 step).
  * This file promotes nothing: all K/32 chunks go into the wgmma accumulator
  * itself, with no second FP32 sum on the CUDA cores (the "promotion" of
  * DeepGEMM, and of cuBLASLt with FAST_ACCUM off, as version 5 runs it).
@@ -61,6 +64,9 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifdef LAB5_DEBUG_SPIN
+#include <cstdio> /* the debug build's one message before it traps */
+#endif
 
 /* The wgmma kernel exists only in the sm_90a compilation: wgmma, setmaxnreg
  * and the arch-specific features are not in plain sm_90 nor in sm_89.
@@ -555,10 +561,18 @@ static __device__ __forceinline__ void mbar_arrive(uint32_t bar)
 }
 
 /* Wait until the phase of parity `parity` has completed (acquire). try_wait
- * may give up after a time limit of its own, hence the loop. */
+ * may give up after a time limit of its own, hence the loop. A wait for the
+ * wrong parity, or for an arrival that never comes, spins for ever: the
+ * test then hangs until its time limit. Built with LAB5_DEBUG_SPIN defined
+ * to a number of nanoseconds (README §5.5), a wait that lasts longer says
+ * which barrier and parity it was waiting for and traps. */
 static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 {
     uint32_t done;
+#ifdef LAB5_DEBUG_SPIN
+    uint64_t start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(start));
+#endif
     do {
         asm volatile("{\n"
                      ".reg .pred p;\n"
@@ -568,6 +582,16 @@ static __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
                      : "=r"(done)
                      : "r"(bar), "r"(parity)
                      : "memory");
+#ifdef LAB5_DEBUG_SPIN
+        asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+        if (!done && now - start > (uint64_t)(LAB5_DEBUG_SPIN)) {
+            printf("lab5 debug: block %d thread %d waited %llu ns on the mbarrier at shared "
+                   "address %u for parity %u: a parity or arrival-count bug (README 5.5)\n",
+                   (int)blockIdx.x, (int)threadIdx.x, (unsigned long long)(now - start), bar,
+                   parity);
+            __trap();
+        }
+#endif
     } while (!done);
 }
 
@@ -602,10 +626,7 @@ static __device__ __forceinline__ void setmaxnreg_inc()
  * starting at `addr` (see the comment above the constants). */
 static __device__ __forceinline__ uint64_t wgmma_desc(uint32_t addr)
 {
-    return (uint64_t)((addr & 0x3FFFF) >> 4)   /* bits  0-13: start address */
-           | (uint64_t)(16 >> 4) << 16         /* bits 16-29: leading byte offset (unused) */
-           | (uint64_t)(1024 >> 4) << 32       /* bits 32-45: stride byte offset */
-           | (uint64_t)1 << 62;                /* bits 62-63: 128-byte swizzle */
+    return lab5_wgmma_desc_sw128(addr); /* lab5.h: the bit fields, tested on the CPU */
 }
 
 /* Orders the wgmmas after this thread's earlier accesses to their registers. */
@@ -665,6 +686,31 @@ static __device__ __forceinline__ void wgmma_m64n256k32_e4m3(float (&d)[WG_ACC],
         : LAB5_ACC64(0), LAB5_ACC64(64)
         : "l"(desc_a), "l"(desc_b), "r"(1));
 }
+/* d += A (64x32) * B (128x32)^T: the m64n128k32 form, 64 accumulators. */
+static __device__ __forceinline__ void wgmma_m64n128k32_e4m3(float (&d)[64], uint64_t desc_a,
+                                                             uint64_t desc_b)
+{
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "setp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+        "%64, %65, p, 1, 1;\n"
+        "}\n"
+        : LAB5_ACC64(0)
+        : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+static __device__ __forceinline__ void acc_fence64(float (&d)[64])
+{
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
 #undef LAB5_ACC64
 #undef LAB5_ACC16
 #undef LAB5_ACC4
@@ -683,6 +729,104 @@ static __device__ __forceinline__ void wg_tile_origin(int tile, int tiles_m, int
     *n0 = (in_group / group_m) * WG_BN;
 }
 #endif /* LAB5_SM90A */
+
+/*
+ * 4a. wgmma_tile (README §5.5): the first step onto the native path, with
+ * the pieces of the full kernel below but none of its scheduling. One block
+ * of one warpgroup (128 threads) computes one 128 x 128 tile of D
+ * (blockIdx.x over N, blockIdx.y over M). A ring of 2 stages, each a
+ * 128 x 128-byte tile of A and one of B (32 KB), is filled by TMA; thread 0
+ * issues the copies and every thread waits on the stage's one mbarrier:
+ * slice kt uses stage kt % 2 and waits for parity (kt / 2) & 1
+ * (lab5_ring_stage, lab5_ring_parity). Per slice the warpgroup issues
+ * 2 x 4 wgmma.m64n128k32 (rows 0-63 and 64-127 of the tile, k = 0, 32, 64,
+ * 96), commits and waits for them all; after a __syncthreads the stage is
+ * free, and thread 0 refills it with slice kt + 2. The accumulators: 2 x 64
+ * floats a thread, the m64nNk32 fragment of the big kernel with N = 128.
+ */
+static constexpr int WT_BM = 128, WT_BN = 128, WT_BK = 128, WT_STAGES = 2, WT_THREADS = 128;
+static constexpr int WT_TILE_BYTES = WT_BM * WT_BK; /* one 128 x 128-byte tile, A or B */
+static constexpr int WT_STAGE_BYTES = 2 * WT_TILE_BYTES;
+static constexpr int WT_SMEM_BYTES = WT_STAGES * WT_STAGE_BYTES + 1024; /* + room to align */
+
+static __global__ void __launch_bounds__(WT_THREADS, 1)
+gemm_wgmma_tile_kernel(const __grid_constant__ CUtensorMap tmap_a,
+                       const __grid_constant__ CUtensorMap tmap_b, const float *a_scale_inv,
+                       const float *b_scale_inv, float *D, int N, int K)
+{
+#if LAB5_SM90A
+    __shared__ __align__(8) uint64_t full_bar[WT_STAGES];
+    extern __shared__ uint8_t wt_smem[];
+    const uint32_t ring = (wg_smem_u32(wt_smem) + 1023u) & ~1023u; /* 1024-byte aligned */
+    const int m0 = blockIdx.y * WT_BM, n0 = blockIdx.x * WT_BN;
+    const int k_tiles = K / WT_BK;
+    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+
+    if (tid == 0) {
+        for (int s = 0; s < WT_STAGES; s++)
+            mbar_init(wg_smem_u32(&full_bar[s]), 1);
+        mbar_fence_init();
+        for (int kt = 0; kt < WT_STAGES && kt < k_tiles; kt++) {
+            const uint32_t stage = ring + kt * WT_STAGE_BYTES, full = wg_smem_u32(&full_bar[kt]);
+            mbar_arrive_expect_tx(full, WT_STAGE_BYTES);
+            tma_load_2d(stage, &tmap_a, kt * WT_BK, m0, full);
+            tma_load_2d(stage + WT_TILE_BYTES, &tmap_b, kt * WT_BK, n0, full);
+        }
+    }
+    __syncthreads(); /* the barriers are initialized before anyone waits on them */
+
+    float acc[2][64];
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            acc[h][i] = 0.0f;
+
+    for (int kt = 0; kt < k_tiles; kt++) {
+        const uint32_t s = lab5_ring_stage(kt, WT_STAGES);
+        const uint32_t a_tile = ring + s * WT_STAGE_BYTES, b_tile = a_tile + WT_TILE_BYTES;
+        mbar_wait(wg_smem_u32(&full_bar[s]), lab5_ring_parity(kt, WT_STAGES));
+        acc_fence64(acc[0]);
+        acc_fence64(acc[1]);
+        wgmma_fence();
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int k = 0; k < WT_BK / 32; k++)
+                wgmma_m64n128k32_e4m3(acc[h], wgmma_desc(a_tile + h * 64 * WT_BK + 32 * k),
+                                      wgmma_desc(b_tile + 32 * k));
+        wgmma_commit();
+        wgmma_wait<0>();
+        acc_fence64(acc[0]);
+        acc_fence64(acc[1]);
+        __syncthreads(); /* every warp's wgmmas have read stage s: it may be refilled */
+        if (tid == 0 && kt + WT_STAGES < k_tiles) {
+            const uint32_t full = wg_smem_u32(&full_bar[s]);
+            mbar_arrive_expect_tx(full, WT_STAGE_BYTES);
+            tma_load_2d(a_tile, &tmap_a, (kt + WT_STAGES) * WT_BK, m0, full);
+            tma_load_2d(b_tile, &tmap_b, (kt + WT_STAGES) * WT_BK, n0, full);
+        }
+    }
+
+    /* Rows 64h + 16 warp + lane / 4 (+ 8), columns 8i + 2 (lane % 4) (+ 1). */
+    const float ab_scale_inv = a_scale_inv[0] * b_scale_inv[0];
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int row = m0 + 64 * h + 16 * warp + lane / 4;
+        float *d0 = D + (size_t)row * N + n0 + 2 * (lane % 4);
+        float *d8 = d0 + 8 * (size_t)N;
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            *reinterpret_cast<float2 *>(d0 + 8 * i) =
+                make_float2(acc[h][4 * i] * ab_scale_inv, acc[h][4 * i + 1] * ab_scale_inv);
+            *reinterpret_cast<float2 *>(d8 + 8 * i) =
+                make_float2(acc[h][4 * i + 2] * ab_scale_inv, acc[h][4 * i + 3] * ab_scale_inv);
+        }
+    }
+#else
+    (void)tmap_a, (void)tmap_b, (void)a_scale_inv, (void)b_scale_inv, (void)D, (void)N, (void)K;
+#endif
+}
 
 static __global__ void __launch_bounds__(WG_THREADS, 1)
 gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tmap_a,
@@ -844,15 +988,48 @@ static PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder(void)
 static cudaError_t kmajor_tensor_map(CUtensorMap *map, PFN_cuTensorMapEncodeTiled_v12000 encode,
                                      const uint8_t *X, int rows, int K, int box_rows)
 {
-    const cuuint64_t dims[2] = {(cuuint64_t)K, (cuuint64_t)rows};
-    const cuuint64_t strides[1] = {(cuuint64_t)K};
-    const cuuint32_t box[2] = {(cuuint32_t)WG_BK, (cuuint32_t)box_rows};
-    const cuuint32_t element_strides[2] = {1, 1};
+    lab5_tma_2d t; /* lab5.h: the arguments, checked on the CPU */
+    if (lab5_kmajor_tma(rows, K, box_rows, &t) != 0)
+        return cudaErrorInvalidValue;
+    const cuuint64_t dims[2] = {t.dims[0], t.dims[1]};
+    const cuuint64_t strides[1] = {t.stride[0]};
+    const cuuint32_t box[2] = {t.box[0], t.box[1]};
+    const cuuint32_t element_strides[2] = {t.elem_strides[0], t.elem_strides[1]};
     CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<uint8_t *>(X), dims,
                         strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                         CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                         CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t lab5_gemm_wgmma_tile(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
+                                 const float *b_scale_inv, float *D, int M, int N, int K,
+                                 cudaStream_t stream)
+{
+    if (negative(M, N, K) || M % WG_ALIGN != 0 || N % WG_ALIGN != 0 || K % WG_ALIGN != 0)
+        return cudaErrorInvalidValue;
+    if (empty(M, N, K))
+        return cudaSuccess;
+    int sms = 0;
+    cudaError_t err = wgmma_device(&sms);
+    if (err != cudaSuccess)
+        return err;
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+    if (encode == NULL)
+        return cudaErrorNotSupported;
+    CUtensorMap tmap_a, tmap_b;
+    err = kmajor_tensor_map(&tmap_a, encode, A, M, K, WT_BM);
+    if (err == cudaSuccess)
+        err = kmajor_tensor_map(&tmap_b, encode, B, N, K, WT_BN);
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(gemm_wgmma_tile_kernel,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, WT_SMEM_BYTES);
+    if (err != cudaSuccess)
+        return err;
+    const dim3 grid(N / WT_BN, M / WT_BM);
+    gemm_wgmma_tile_kernel<<<grid, WT_THREADS, WT_SMEM_BYTES, stream>>>(
+        tmap_a, tmap_b, a_scale_inv, b_scale_inv, D, N, K);
+    return cudaGetLastError();
 }
 
 cudaError_t lab5_gemm_wgmma(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
