@@ -191,7 +191,7 @@ SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
 
 .SECONDARY:
 
-.PHONY: all lib tools grader solutions goldens plots fashion-subset captures test test-fresh bench deps \
+.PHONY: all lib tools grader solutions goldens plots fashion-subset captures test test-fresh bench gpu-report deps \
         help clean cuda-status $(GRADED_LABS) $(GRADED_LABS:%=grader-%)
 
 all: lib tools grader cuda-status
@@ -215,6 +215,7 @@ help:
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
 	@echo "  make test-fresh  the README's quick start on a fresh Debian root (root and mmdebstrap)"
+	@echo "  make gpu-report  on a machine with a GPU: every lab5 check and figure, in $(BUILD)/gpu-report.txt"
 	@echo "  make bench       the grader's time per lab, lab3's training targets, codec throughput,"
 	@echo "                   and on a GPU lab5's kernels against the copy and cuBLASLt"
 	@echo "  make clean       remove $(BUILD)/"
@@ -321,10 +322,10 @@ $(foreach lab,$(LABS),$(eval $(call lab_rules,$(lab))))
 
 LAB5_SRCS := kernels gemm
 
-$(BUILD)/labs/lab5/%.o: labs/lab5/%.cu labs/lab5/lab5.h $(CONFIG)
+$(BUILD)/labs/lab5/%.o: labs/lab5/%.cu $(wildcard labs/lab5/*.h) $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)$(NVCC) $(LAB5_NVCCFLAGS) -c $< -o $@
-$(BUILD)/solutions/lab5/%.o: solutions/lab5/%.cu labs/lab5/lab5.h $(CONFIG)
+$(BUILD)/solutions/lab5/%.o: solutions/lab5/%.cu $(wildcard labs/lab5/*.h) $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)$(NVCC) $(LAB5_NVCCFLAGS) $(LAB5_WERROR) -c $< -o $@
 # The demo links with g++: libfp8lab.a may be sanitized (SANITIZE=1).
@@ -449,7 +450,7 @@ $(WERROR_CHECKS): $(BUILD)/tests/werror/%: labs/%/main.c \
 # lab5's skeleton and demo, with nvcc (the solutions are built with -Werror).
 ifeq ($(LAB5_BUILT),1)
 WERROR_CHECKS += $(BUILD)/tests/werror/lab5
-$(BUILD)/tests/werror/lab5: $(wildcard labs/lab5/*.cu) labs/lab5/lab5.h $(CONFIG)
+$(BUILD)/tests/werror/lab5: $(wildcard labs/lab5/*.cu labs/lab5/*.h) $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,WERROR,labs/lab5)$(foreach f,$(wildcard labs/lab5/*.cu),\
 	  $(NVCC) $(LAB5_NVCCFLAGS) $(LAB5_WERROR) -c $(f) -o /dev/null &&) true
@@ -486,6 +487,16 @@ $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH
 
 test: $(MANIFEST)
 	@FP8LAB_GPUPROBE=$(GPUPROBE) sh tests/run.sh $(MANIFEST) $(BUILD)/tests/logs
+
+# On a machine with a GPU: every lab5 check and figure in one text report,
+# $(BUILD)/gpu-report.txt (tests/gpu/report.sh; exit status 77 without a GPU).
+ifeq ($(LAB5_BUILT),1)
+gpu-report: grader $(GPUPROBE) $(BUILD)/tests/gpu_test_fp8_device $(BUILD)/solutions/lab5/lab5
+	@sh tests/gpu/report.sh $(BUILD) ./grader $(BUILD)/gpu-report.txt
+else
+gpu-report:
+	@echo "gpu-report: skipped: nvcc or cuda_fp8.h not found (the CUDA Toolkit); lab5 is not built"; exit 77
+endif
 
 # The README's quick start on a fresh Debian root (tests/fresh/run.sh): root and
 # mmdebstrap, or it says why it skipped (a SKIP, exit status 0 here; .ci/run
