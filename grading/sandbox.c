@@ -20,7 +20,6 @@
 
 static gr_sandbox the_sandbox;
 static int decided, warned;
-static char *const *gpu_nodes(const gr_sandbox *s);
 
 int gr_sandbox_enter(const gr_sandbox *s)
 {
@@ -44,8 +43,7 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
     size_t nflags = 0, nenv = 0, nargv = 0, nro = 0, ndev = 0;
     while (BWRAP[nflags])
         nflags++;
-    char *const *dev = gpu_nodes(s);
-    while (dev[ndev])
+    while (s->dev && s->dev[ndev])
         ndev++;
     while (envp && envp[nenv])
         nenv++;
@@ -66,8 +64,8 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
     }
     for (size_t i = 0; i < ndev; i++) {
         out[k++] = "--dev-bind";
-        out[k++] = dev[i];
-        out[k++] = dev[i];
+        out[k++] = s->dev[i];
+        out[k++] = s->dev[i];
     }
     for (size_t i = 0; i < nenv; i++) {
         char *eq = strchr(envp[i], '=');
@@ -145,12 +143,8 @@ static int probe(const gr_sandbox *s, const char *const *readable, char *why, si
 
 /* The NVIDIA driver's device nodes: /dev/nvidiactl, /dev/nvidia0..,
  * /dev/nvidia-uvm and friends (not folders such as /dev/nvidia-caps), every
- * one of them: a node with 8 GPUs has more than a fixed array would hold,
- * and a node left out is a GPU the tests cannot open. The list is
- * NULL-terminated and belongs to the_sandbox; s->dev (at most 16) keeps the
- * first ones for anything that reads the struct. */
-static char **all_gpu_nodes;
-
+ * one of them: a node with 8 GPUs has more than any fixed number, and a node
+ * left out is a GPU the tests cannot open. */
 static void find_gpu_devices(gr_sandbox *s)
 {
     DIR *d = opendir("/dev");
@@ -164,29 +158,20 @@ static void find_gpu_devices(gr_sandbox *s)
             continue;
         if (k + 2 > cap) {
             size_t more = cap ? 2 * cap : 32;
-            char **grown = realloc(all_gpu_nodes, more * sizeof *grown);
+            char **grown = realloc(s->dev, more * sizeof *grown);
             if (!grown)
                 break;
-            all_gpu_nodes = grown;
+            s->dev = grown;
             cap = more;
         }
-        if ((all_gpu_nodes[k] = strdup(path)) == NULL)
+        if ((s->dev[k] = strdup(path)) == NULL)
             break;
-        if (k < sizeof s->dev / sizeof s->dev[0] - 1)
-            s->dev[k] = all_gpu_nodes[k];
         k++;
     }
-    if (all_gpu_nodes)
-        all_gpu_nodes[k] = NULL;
+    if (s->dev)
+        s->dev[k] = NULL;
     if (d)
         closedir(d);
-}
-
-/* The device nodes to bind for s: all of them for the grader's own sandbox,
- * s->dev for any other. */
-static char *const *gpu_nodes(const gr_sandbox *s)
-{
-    return s == &the_sandbox && all_gpu_nodes ? all_gpu_nodes : s->dev;
 }
 
 const gr_sandbox *gr_sandbox_get(const char *const *readable)

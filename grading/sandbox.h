@@ -30,9 +30,9 @@ typedef struct gr_sandbox {
     char why[600];    /* what is missing, when !on, or when root and !drop */
     char *ro[4];      /* the readable paths, NULL-terminated: seen read-only
                          even where they are under /tmp */
-    char *dev[17];    /* the GPU's device nodes (/dev/nvidia*), NULL-terminated:
-                         bound into the sandbox's /dev, so the CUDA labs'
-                         tests reach the GPU */
+    char **dev;       /* every GPU device node (/dev/nvidia*), NULL-terminated
+                         (NULL when there is none): bound into the sandbox's
+                         /dev, so the CUDA labs' tests reach the GPU */
 } gr_sandbox;
 
 /* The sandbox for this process, decided on the first call: bwrap is tried,
