@@ -1208,11 +1208,13 @@ typedef struct gemm_shape {
 } gemm_shape;
 
 /* One GEMM of random codes (of exponents up to top_exp) with the given
- * scale_invs, every element of D against the reference, then the GUARD
- * bytes after D. */
-static void check_gemm(gr_mismatches *m, cudaStream_t st, const char *name, gemm_fn fn,
-                       int tensor_cores, gemm_shape s, float sa, float sb, int top_exp,
-                       rng_state *rng)
+ * scale_invs, run on the device into a D poisoned with 0xFF bytes (NaN),
+ * GUARD bytes after it included. Returns D (nd elements and the guard, on
+ * the host); *A and *B get the operands, call the call as the report names
+ * it. The caller frees all three. */
+static float *run_gemm(cudaStream_t st, const char *name, gemm_fn fn, gemm_shape s, float sa,
+                       float sb, int top_exp, rng_state *rng, uint8_t **A_out, uint8_t **B_out,
+                       char *call, size_t call_size)
 {
     size_t ka = (size_t)s.M * (size_t)s.K, kb = (size_t)s.N * (size_t)s.K;
     size_t nd = (size_t)s.M * (size_t)s.N;
@@ -1227,14 +1229,28 @@ static void check_gemm(gr_mismatches *m, cudaStream_t st, const char *name, gemm
     to_dev(d_sa, &sa, sizeof sa);
     to_dev(d_sb, &sb, sizeof sb);
     dev_fill(d_D, 0xFF, nd * sizeof(float) + GUARD);
-    char call[160];
-    snprintf(call, sizeof call, "%s(M = %d, N = %d, K = %d)", name, s.M, s.N, s.K);
+    snprintf(call, call_size, "%s(M = %d, N = %d, K = %d)", name, s.M, s.N, s.K);
     cudaError_t rc = fn(d_A, d_B, d_sa, d_sb, d_D, s.M, s.N, s.K, st);
     if (rc == cudaErrorNotSupported && needs_hopper(fn))
         wgmma_unsupported(name);
     after_call(call, rc, st);
     float *D = xmalloc(nd * sizeof(float) + GUARD);
     from_dev(D, d_D, nd * sizeof(float) + GUARD);
+    dev_free(d_A), dev_free(d_B), dev_free(d_sa), dev_free(d_sb), dev_free(d_D);
+    *A_out = A, *B_out = B;
+    return D;
+}
+
+/* One GEMM (run_gemm), every element of D against the reference, then the
+ * GUARD bytes after D. */
+static void check_gemm(gr_mismatches *m, cudaStream_t st, const char *name, gemm_fn fn,
+                       int tensor_cores, gemm_shape s, float sa, float sb, int top_exp,
+                       rng_state *rng)
+{
+    size_t nd = (size_t)s.M * (size_t)s.N;
+    uint8_t *A, *B;
+    char call[160];
+    float *D = run_gemm(st, name, fn, s, sa, sb, top_exp, rng, &A, &B, call, sizeof call);
 
     float sab = sa * sb;
     double *ref = xmalloc(nd * sizeof(double)), *tols = xmalloc(nd * sizeof(double));
@@ -1250,7 +1266,6 @@ static void check_gemm(gr_mismatches *m, cudaStream_t st, const char *name, gemm
     }
     expect_guard(m, call, "D", nd * sizeof(float), (const uint8_t *)(D + nd), 0xFF);
     free(ref), free(tols), free(D), free(A), free(B);
-    dev_free(d_A), dev_free(d_B), dev_free(d_sa), dev_free(d_sb), dev_free(d_D);
 }
 
 #define SAMPLES_PER_BLOCK 24 /* sampled elements in each 128 x 128 block of a large D */
@@ -1263,27 +1278,10 @@ static void check_gemm(gr_mismatches *m, cudaStream_t st, const char *name, gemm
 static void check_gemm_sampled(gr_mismatches *m, cudaStream_t st, const char *name, gemm_fn fn,
                                gemm_shape s, float sa, float sb, int top_exp, rng_state *rng)
 {
-    size_t ka = (size_t)s.M * (size_t)s.K, kb = (size_t)s.N * (size_t)s.K;
     size_t nd = (size_t)s.M * (size_t)s.N;
-    uint8_t *A = xmalloc(ka), *B = xmalloc(kb);
-    fill_codes(rng, A, ka, top_exp);
-    fill_codes(rng, B, kb, top_exp);
-    uint8_t *d_A = dev_alloc(ka), *d_B = dev_alloc(kb);
-    float *d_sa = dev_alloc(sizeof(float)), *d_sb = dev_alloc(sizeof(float));
-    float *d_D = dev_alloc(nd * sizeof(float) + GUARD);
-    to_dev(d_A, A, ka);
-    to_dev(d_B, B, kb);
-    to_dev(d_sa, &sa, sizeof sa);
-    to_dev(d_sb, &sb, sizeof sb);
-    dev_fill(d_D, 0xFF, nd * sizeof(float) + GUARD);
+    uint8_t *A, *B;
     char call[160];
-    snprintf(call, sizeof call, "%s(M = %d, N = %d, K = %d)", name, s.M, s.N, s.K);
-    cudaError_t rc = fn(d_A, d_B, d_sa, d_sb, d_D, s.M, s.N, s.K, st);
-    if (rc == cudaErrorNotSupported && needs_hopper(fn))
-        wgmma_unsupported(name);
-    after_call(call, rc, st);
-    float *D = xmalloc(nd * sizeof(float) + GUARD);
-    from_dev(D, d_D, nd * sizeof(float) + GUARD);
+    float *D = run_gemm(st, name, fn, s, sa, sb, top_exp, rng, &A, &B, call, sizeof call);
 
     size_t unwritten = 0, first = 0;
     for (size_t o = 0; o < nd; o++)
@@ -1319,7 +1317,6 @@ static void check_gemm_sampled(gr_mismatches *m, cudaStream_t st, const char *na
                               s.K, ref, tol, gr_f32(got));
             }
     free(a), free(b), free(p), free(D), free(A), free(B);
-    dev_free(d_A), dev_free(d_B), dev_free(d_sa), dev_free(d_sb), dev_free(d_D);
 }
 
 /* A shape a tensor-core GEMM must refuse: cudaErrorInvalidValue, nothing
