@@ -71,40 +71,55 @@ chown -R 1000:1000 "$R/home/student"
 CUDA=""
 [ -x /usr/local/cuda/bin/nvcc ] && CUDA=/usr/local/cuda && mkdir -p "$R$CUDA"
 
-# The steps run in a mount namespace of their own: /dev, /proc and /sys for
-# the root, and the CUDA Toolkit bound read-only for step 4 only.
-cat >"$TMP/steps.sh" <<'EOF'
+# enter WHO CUDA COMMAND: runs COMMAND (sh -c) in the root as WHO (root or
+# student), in a mount namespace of its own where the root is what / is on a
+# machine (pivot_root; bubblewrap cannot start under a plain chroot), with
+# /dev, /proc and /sys, and CUDA (a folder, or empty) bound in read-only.
+cat >"$TMP/enter.sh" <<'EOF'
 set -u
-R=$1 CUDA=$2 OUT=$3
-# The root a mount point of its own, as / is on a machine (bubblewrap needs it).
+R=$1 WHO=$2 CUDA=$3 CMD=$4
 mount --bind "$R" "$R" && mount --rbind /dev "$R/dev" && mount -t proc proc "$R/proc" &&
     mount --rbind /sys "$R/sys" || exit 90
-cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
-as_root() { chroot "$R" env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    TERM=dumb sh -c "$1"; }
-as_student() { chroot --userspec=1000:1000 "$R" env -i HOME=/home/student \
-    PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb sh -c "$1"; }
-now() { date +%s.%N; }
-
-as_student 'cd ~/course && make lab3' >"$OUT/1.out" 2>&1; echo $? >"$OUT/1.rc"
-find "$R/home/student/course/build" 2>/dev/null | wc -l >"$OUT/1.built"
-t0=$(now)
-as_root 'cd /root/course && make lab3 && ./grader lab3' >"$OUT/2.out" 2>&1; echo $? >"$OUT/2.rc"
-awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' >"$OUT/2.time"
-as_student 'cd ~/course && make lab3 && ./grader lab3' >"$OUT/3.out" 2>&1; echo $? >"$OUT/3.rc"
 if [ -n "$CUDA" ]; then
     mount --bind "$CUDA" "$R$CUDA" && mount -o remount,bind,ro "$R$CUDA" || exit 91
-    as_root "cd /root/course-cuda && PATH=\$PATH:$CUDA/bin && export PATH && make lab3 && ./grader lab3" \
-        >"$OUT/4.out" 2>&1; echo $? >"$OUT/4.rc"
-    cp "$R/root/course-cuda/build/config.mk" "$OUT/4.config" 2>/dev/null
-    umount "$R$CUDA"
 fi
-as_root 'cd /root/course && make test' >"$OUT/5.out" 2>&1; echo $? >"$OUT/5.rc"
+cp /etc/resolv.conf "$R/etc/resolv.conf" 2>/dev/null
+cd "$R" && mkdir -p .host && pivot_root . .host && cd / && /.host/usr/bin/umount -l /.host &&
+    rmdir /.host || exit 92
+if [ "$WHO" = root ]; then
+    exec env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        TERM=dumb sh -c "$CMD"
+fi
+exec setpriv --reuid 1000 --regid 1000 --clear-groups env -i HOME=/home/student \
+    PATH=/usr/local/bin:/usr/bin:/bin TERM=dumb sh -c "$CMD"
 EOF
 mkdir -p "$TMP/out"
-unshare -m sh "$TMP/steps.sh" "$R" "$CUDA" "$TMP/out"
-rc=$?
-[ $rc = 0 ] || { echo "test-fresh: FAIL: could not mount the root's /dev, /proc, /sys or CUDA (status $rc)"; exit 1; }
+# step N WHO CUDA COMMAND: its output in out/N.out, its status in out/N.rc.
+step() {
+    n=$1
+    shift
+    unshare -m sh "$TMP/enter.sh" "$R" "$@" >"$TMP/out/$n.out" 2>&1
+    echo $? >"$TMP/out/$n.rc"
+}
+
+step 1 student "" 'cd ~/course && make lab3'
+find "$R/home/student/course/build" 2>/dev/null | wc -l >"$TMP/out/1.built"
+t2=$(now)
+step 2 root "" 'cd /root/course && make lab3 && ./grader lab3'
+awk -v a="$t2" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' >"$TMP/out/2.time"
+step 3 student "" 'cd ~/course && make lab3 && ./grader lab3'
+if [ -n "$CUDA" ]; then
+    step 4 root "$CUDA" "cd /root/course-cuda && PATH=\$PATH:$CUDA/bin && make lab3 && ./grader lab3"
+    cp "$R/root/course-cuda/build/config.mk" "$TMP/out/4.config" 2>/dev/null
+fi
+step 5 root "" 'cd /root/course && make test'
+for n in 1 2 3 4 5; do
+    case $(cat "$TMP/out/$n.rc" 2>/dev/null) in 9[0-2])
+        echo "test-fresh: FAIL: could not enter the root (mount or pivot_root, status $(cat "$TMP/out/$n.rc")):"
+        cat "$TMP/out/$n.out"
+        exit 1 ;;
+    esac
+done
 
 out() { cat "$TMP/out/$1.out" 2>/dev/null; }
 rc() { cat "$TMP/out/$1.rc" 2>/dev/null || echo none; }
