@@ -61,12 +61,15 @@ if ! mmdebstrap --variant=apt --include=make,git "$SUITE" "$R" "$SOURCES" >"$TMP
 fi
 echo "test-fresh: a fresh $SUITE root with make and git ($(secs "$t0" "$(now)") s)"
 
-# A user without sudo, and the course cloned for it and for root.
+# A user without sudo, and the course cloned for it and for root. Root's
+# clones are in /opt: in /root (mode 0700) the grader's sandbox cannot run
+# the submissions as nobody, who cannot read the course there, and runs them
+# as root (it says so), which tests/hostile rightly fails.
 echo 'student:x:1000:1000::/home/student:/bin/sh' >>"$R/etc/passwd"
 echo 'student:x:1000:' >>"$R/etc/group"
 mkdir -p "$R/home/student"
-git clone -q "$ROOT" "$R/home/student/course" && git clone -q "$ROOT" "$R/root/course" &&
-    git clone -q "$ROOT" "$R/root/course-cuda" || { echo "test-fresh: FAIL: git clone"; exit 1; }
+git clone -q "$ROOT" "$R/home/student/course" && git clone -q "$ROOT" "$R/opt/course" &&
+    git clone -q "$ROOT" "$R/opt/course-cuda" || { echo "test-fresh: FAIL: git clone"; exit 1; }
 chown -R 1000:1000 "$R/home/student"
 CUDA=""
 [ -x /usr/local/cuda/bin/nvcc ] && CUDA=/usr/local/cuda && mkdir -p "$R$CUDA"
@@ -105,14 +108,14 @@ step() {
 step 1 student "" 'cd ~/course && make lab3'
 find "$R/home/student/course/build" 2>/dev/null | wc -l >"$TMP/out/1.built"
 t2=$(now)
-step 2 root "" 'cd /root/course && make lab3 && ./grader lab3'
+step 2 root "" 'cd /opt/course && make lab3 && ./grader lab3'
 awk -v a="$t2" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' >"$TMP/out/2.time"
 step 3 student "" 'cd ~/course && make lab3 && ./grader lab3'
 if [ -n "$CUDA" ]; then
-    step 4 root "$CUDA" "cd /root/course-cuda && PATH=\$PATH:$CUDA/bin && make lab3 && ./grader lab3"
-    cp "$R/root/course-cuda/build/config.mk" "$TMP/out/4.config" 2>/dev/null
+    step 4 root "$CUDA" "cd /opt/course-cuda && PATH=\$PATH:$CUDA/bin && make lab3 && ./grader lab3"
+    cp "$R/opt/course-cuda/build/config.mk" "$TMP/out/4.config" 2>/dev/null
 fi
-step 5 root "" 'cd /root/course && make test'
+step 5 root "" 'cd /opt/course && make test'
 for n in 1 2 3 4 5; do
     case $(cat "$TMP/out/$n.rc" 2>/dev/null) in 9[0-2])
         echo "test-fresh: FAIL: could not enter the root (mount or pivot_root, status $(cat "$TMP/out/$n.rc")):"
