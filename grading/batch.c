@@ -44,6 +44,7 @@
 #include "grade.h"
 #include "plot.h"
 #include "sandbox.h"
+#include "unicode_fold.h"
 #include "unpack.h"
 
 #define CAP_PER_LIMIT 10.0      /* the default cap: 10 x each test's limit, */
@@ -99,13 +100,13 @@ static double timeout_multiplier(void)
     return s && end != s && *end == '\0' && m >= 0 ? m : 1.0;
 }
 
-/* s for a terminal line: control characters become '?', and with ascii so
- * does every byte past 0x7F (what JSON takes when s is not UTF-8). */
-static char *plain_text(const char *s, int ascii)
+/* s in ASCII, for a JSON string when s is not UTF-8: control characters
+ * and every byte past 0x7F become '?'. (For a terminal: gr_clean_line.) */
+static char *ascii_text(const char *s)
 {
     char *p = gr_asprintf("%s", s);
     for (unsigned char *c = (unsigned char *)p; *c; c++)
-        if (*c < 0x20 || *c == 0x7F || (ascii && *c > 0x7F))
+        if (*c < 0x20 || *c >= 0x7F)
             *c = '?';
     return p;
 }
@@ -158,11 +159,14 @@ typedef struct submission {
     int skipped;       /* tests this machine could not run (a GPU test without a GPU) */
     double seconds;    /* this run's wall-clock time for it */
     char *error;       /* what happened, for SUB_ERROR */
+    char *key;         /* the id folded (id_key), for finding two ids of one student */
+    int refused;       /* not graded: error says why (its id and another's are one) */
 } submission;
 
 typedef struct skipped_entry {
     char *name;
-    const char *why;
+    char *why;
+    int refused;       /* it may be a student's: not graded until the instructor acts */
 } skipped_entry;
 
 typedef struct batch {
@@ -193,6 +197,169 @@ typedef struct job {
     int stopped;       /* killed by the parent at the cap */
 } job;
 
+/* ---- student ids ---------------------------------------------------------------------
+ *
+ * An id is the name of a folder or an archive, so it is whatever bytes a
+ * file name holds. One that is not UTF-8 or holds a control character is
+ * refused (a gradebook, an LMS and a terminal each read it differently).
+ * Two ids are one student's when Unicode calls them canonical caseless
+ * equal (D145): "alice" and "Alice", "café" with its é precomposed and
+ * decomposed. The test compares NFD(fold(NFD(id))), which is equal exactly
+ * when the NFC forms of the folded ids are (unicode_fold.h has the tables).
+ */
+
+typedef struct codepoints {
+    uint32_t *v;
+    int n, cap;
+} codepoints;
+
+static void cp_push(codepoints *c, uint32_t cp)
+{
+    c->v = grow(c->v, c->n, &c->cap, sizeof *c->v);
+    c->v[c->n++] = cp;
+}
+
+static const uf_map *uf_find(const uf_map *table, size_t n, uint32_t cp)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (table[mid].cp == cp)
+            return &table[mid];
+        if (table[mid].cp < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int combining_class(uint32_t cp)
+{
+    size_t lo = 0, hi = GRADER_COUNT(uf_ccc);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (uf_ccc[mid].cp == cp)
+            return uf_ccc[mid].ccc;
+        if (uf_ccc[mid].cp < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Appends cp's full canonical decomposition: Hangul syllables by the
+ * algorithm of Unicode's section 3.12, the others from the table. */
+static void push_decomposed(codepoints *c, uint32_t cp)
+{
+    const uint32_t s_base = 0xAC00, l_base = 0x1100, v_base = 0x1161, t_base = 0x11A7;
+    const uint32_t t_count = 28, n_count = 21 * 28, s_count = 19 * 21 * 28;
+    if (cp >= s_base && cp < s_base + s_count) {
+        uint32_t i = cp - s_base;
+        cp_push(c, l_base + i / n_count);
+        cp_push(c, v_base + (i % n_count) / t_count);
+        if (i % t_count)
+            cp_push(c, t_base + i % t_count);
+        return;
+    }
+    const uf_map *m = uf_find(uf_decomp, GRADER_COUNT(uf_decomp), cp);
+    if (!m) {
+        cp_push(c, cp);
+        return;
+    }
+    for (int i = 0; i < m->len; i++)
+        cp_push(c, uf_decomp_data[m->off + i]);
+}
+
+/* The canonical ordering: marks in a run sorted by class, stably. */
+static void canonical_order(codepoints *c)
+{
+    for (int i = 1; i < c->n; i++) {
+        for (int k = i; k > 0; k--) {
+            int ck = combining_class(c->v[k]), cprev = combining_class(c->v[k - 1]);
+            if (ck == 0 || cprev <= ck)
+                break;
+            uint32_t t = c->v[k];
+            c->v[k] = c->v[k - 1];
+            c->v[k - 1] = t;
+        }
+    }
+}
+
+/* NFD of in, into out (emptied first); with fold, each code point's full case
+ * folding first. */
+static void nfd(const codepoints *in, codepoints *out, int fold)
+{
+    out->n = 0;
+    for (int i = 0; i < in->n; i++) {
+        const uf_map *m = fold ? uf_find(uf_fold, GRADER_COUNT(uf_fold), in->v[i]) : NULL;
+        if (!m) {
+            push_decomposed(out, in->v[i]);
+            continue;
+        }
+        for (int k = 0; k < m->len; k++)
+            push_decomposed(out, uf_fold_data[m->off + k]);
+    }
+    canonical_order(out);
+}
+
+/* Why id cannot be a student id, malloc'd; NULL when it can. */
+static char *id_refusal(const char *id)
+{
+    if (!*id)
+        return gr_asprintf("an empty id");
+    for (const char *p = id; *p;) {
+        unsigned cp;
+        int len = gr_utf8_next(p, &cp);
+        if (len < 0)
+            return gr_asprintf("its name is not UTF-8 (byte 0x%02X at %d): rename it",
+                               (unsigned char)*p, (int)(p - id));
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+            return gr_asprintf("its name holds the control character U+%04X at byte %d: "
+                               "rename it", cp, (int)(p - id));
+        p += len;
+    }
+    return NULL;
+}
+
+/* id folded for comparison, as UTF-8, malloc'd; id is valid (id_refusal). */
+static char *id_key(const char *id)
+{
+    codepoints raw = {0}, a = {0}, b = {0};
+    for (const char *p = id; *p;) {
+        unsigned cp;
+        int len = gr_utf8_next(p, &cp);
+        cp_push(&raw, cp);
+        p += len;
+    }
+    nfd(&raw, &a, 0);
+    nfd(&a, &b, 1);
+    char *key = xcalloc((size_t)b.n * 4 + 1, 1), *o = key;
+    for (int i = 0; i < b.n; i++) {
+        uint32_t cp = b.v[i];
+        if (cp < 0x80) {
+            *o++ = (char)cp;
+        } else if (cp < 0x800) {
+            *o++ = (char)(0xC0 | cp >> 6);
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            *o++ = (char)(0xE0 | cp >> 12);
+            *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        } else {
+            *o++ = (char)(0xF0 | cp >> 18);
+            *o++ = (char)(0x80 | (cp >> 12 & 0x3F));
+            *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        }
+    }
+    free(raw.v);
+    free(a.v);
+    free(b.v);
+    return key;
+}
+
 /* ---- the submissions folder ------------------------------------------------------- */
 
 /* Archives the grader does not read (unpack.h lists those it does). */
@@ -209,17 +376,25 @@ static int unread_archive(const char *name)
     return 0;
 }
 
-/* Why an entry of the submissions folder is not graded; NULL when it is. A
- * link to a folder is graded as that folder; an archive as what is in it. */
-static const char *why_skipped(const char *name, const char *path, const struct stat *grades)
+/* Why an entry of the submissions folder is not graded; NULL when it is.
+ * *refused: the entry may be a student's, and the instructor must act. A
+ * link is never followed (the grader runs as root: it could lead anywhere). */
+static const char *why_skipped(const char *name, const char *path, const struct stat *grades,
+                               int *refused)
 {
     struct stat st;
+    *refused = 0;
     if (name[0] == '.')
         return "hidden";
-    if (stat(path, &st) != 0)
-        return "cannot be read (a broken link?)";
+    if (lstat(path, &st) != 0)
+        return "cannot be read";
     if (st.st_dev == grades->st_dev && st.st_ino == grades->st_ino)
         return "the folder the reports go to";
+    if (S_ISLNK(st.st_mode)) {
+        *refused = 1;
+        return "a symbolic link, which the grader does not follow: put the folder or "
+               "archive itself in its place";
+    }
     if (S_ISDIR(st.st_mode))
         return NULL;
     if (S_ISREG(st.st_mode) && gr_archive_suffix(name))
@@ -240,14 +415,30 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const skipped_entry *)a)->name, ((const skipped_entry *)b)->name);
 }
 
-/* The entry name (a folder, or an archive) becomes submission id. */
-static void add_submission(batch *b, const char *name, char *source, int *cap)
+static void add_skipped(batch *b, const char *name, char *why, int refused, int *cap)
 {
+    b->skipped = grow(b->skipped, b->nskipped, cap, sizeof *b->skipped);
+    b->skipped[b->nskipped++] = (skipped_entry){gr_asprintf("%s", name), why, refused};
+}
+
+/* The entry name (a folder, or an archive) becomes submission id, unless
+ * it cannot be one (id_refusal): then it is refused. */
+static void add_submission(batch *b, const char *name, char *source, int *cap, int *cap_skipped)
+{
+    size_t suffix = is_dir(source) ? 0 : gr_archive_suffix(name);
+    char *id = gr_asprintf("%.*s", (int)(strlen(name) - suffix), name);
+    char *why = id_refusal(id);
+    if (why) {
+        add_skipped(b, name, why, 1, cap_skipped);
+        free(id);
+        free(source);
+        return;
+    }
     b->subs = grow(b->subs, b->nsubs, cap, sizeof *b->subs);
     submission *s = &b->subs[b->nsubs++];
     memset(s, 0, sizeof *s);
-    size_t suffix = is_dir(source) ? 0 : gr_archive_suffix(name);
-    s->id = gr_asprintf("%.*s", (int)(strlen(name) - suffix), name);
+    s->id = id;
+    s->key = id_key(id);
     s->archive = suffix > 0;
     s->source = source;
     s->report = gr_asprintf("%s/%s.json", b->json_dir, s->id);
@@ -263,6 +454,7 @@ static void free_submission(submission *s)
     free(s->points);
     free(s->passed);
     free(s->error);
+    free(s->key);
 }
 
 /* Two entries with one id (alice/ and alice.zip): the folder is graded, the
@@ -280,10 +472,9 @@ static void skip_duplicates(batch *b, int *cap_skipped)
                 *s = t;
             }
             const char *slash = strrchr(s->source, '/');
-            b->skipped = grow(b->skipped, b->nskipped, cap_skipped, sizeof *b->skipped);
-            b->skipped[b->nskipped++] = (skipped_entry){
-                gr_asprintf("%s", slash ? slash + 1 : s->source),
-                "the same student id as another entry, which is graded: remove one"};
+            add_skipped(b, slash ? slash + 1 : s->source,
+                        gr_asprintf("the same student id as another entry, which is graded: "
+                                    "remove one"), 0, cap_skipped);
             free_submission(s);
             continue;
         }
@@ -292,6 +483,48 @@ static void skip_duplicates(batch *b, int *cap_skipped)
         kept++;
     }
     b->nsubs = kept;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const submission *x = *(submission *const *)a, *y = *(submission *const *)b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : strcmp(x->id, y->id);
+}
+
+/* Two or more ids that are one student's (id_key): each is refused, an
+ * error naming the others, never a second row that looks like a grade. */
+static void refuse_collisions(batch *b)
+{
+    submission **order = xcalloc((size_t)b->nsubs, sizeof *order);
+    for (int k = 0; k < b->nsubs; k++)
+        order[k] = &b->subs[k];
+    qsort(order, (size_t)b->nsubs, sizeof *order, by_key);
+    for (int k = 0, end; k < b->nsubs; k = end) {
+        for (end = k + 1; end < b->nsubs && strcmp(order[end]->key, order[k]->key) == 0;)
+            end++;
+        if (end - k < 2)
+            continue;
+        for (int i = k; i < end; i++) {
+            char *others = gr_asprintf("%s", "");
+            for (int m = k; m < end; m++) {
+                if (m == i)
+                    continue;
+                char *more = gr_asprintf("%s%s'%s'", others, *others ? ", " : "", order[m]->id);
+                free(others);
+                others = more;
+            }
+            submission *s = order[i];
+            s->refused = 1;
+            s->status = SUB_ERROR;
+            s->max_score = grader_lab_points(b->lab);
+            s->error = gr_asprintf("not graded: the same student as %s once case and Unicode "
+                                   "normalisation are set aside: rename or remove one",
+                                   others);
+            free(others);
+        }
+    }
+    free(order);
 }
 
 /* A shard keeps every shard_n-th submission (in id order) from the shard_k-th. */
@@ -327,14 +560,14 @@ static int list_submissions(batch *b, lab_error *err)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *path = gr_asprintf("%s/%s", b->dir, e->d_name);
-        const char *why = why_skipped(e->d_name, path, &grades);
+        int refused;
+        const char *why = why_skipped(e->d_name, path, &grades, &refused);
         if (!why) {
-            add_submission(b, e->d_name, path, &cap_subs);
+            add_submission(b, e->d_name, path, &cap_subs, &cap_skipped);
             continue;
         }
         free(path);
-        b->skipped = grow(b->skipped, b->nskipped, &cap_skipped, sizeof *b->skipped);
-        b->skipped[b->nskipped++] = (skipped_entry){gr_asprintf("%s", e->d_name), why};
+        add_skipped(b, e->d_name, gr_asprintf("%s", why), refused, &cap_skipped);
     }
     int read_errno = errno;
     closedir(d);
@@ -343,6 +576,7 @@ static int list_submissions(batch *b, lab_error *err)
     if (b->nsubs > 1)
         qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
     skip_duplicates(b, &cap_skipped);
+    refuse_collisions(b);
     keep_shard(b);
     if (b->nskipped > 1)
         qsort(b->skipped, (size_t)b->nskipped, sizeof *b->skipped, by_name);
@@ -494,6 +728,7 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     gr_report r = {0};
     r.lab = lab;
     r.source = s->source;
+    r.student = s->id;
     r.build_ok = 1; /* unknown; "error" says the report is not a grade */
     r.results = results;
     r.nresults = lab->ntests;
@@ -510,7 +745,7 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     json_t *root = written ? json_loadb(text, len, 0, NULL) : NULL;
     json_t *why = json_string(what);
     if (!why) { /* not UTF-8: a student id can be any bytes */
-        char *ascii = plain_text(what, 1);
+        char *ascii = ascii_text(what);
         why = json_string(ascii);
         free(ascii);
     }
@@ -558,11 +793,11 @@ static void remove_temporaries(const batch *b, const submission *s)
 /* "[3/100] alice 87/100 (4.2 s)", on standard error. */
 static void progress(batch *b, const submission *s)
 {
-    char *id = plain_text(s->id, 0);
+    char *id = gr_clean_line(s->id);
     b->done++;
     fprintf(stderr, "[%d/%d] %s ", b->done, b->nsubs, id);
     if (s->status == SUB_ERROR) {
-        char *why = plain_text(s->error ? s->error : "", 0);
+        char *why = gr_clean_line(s->error ? s->error : "");
         fprintf(stderr, "error: %s", why);
         free(why);
     } else {
@@ -603,7 +838,7 @@ static int try_resume(batch *b, submission *s)
     if (b->o->force || access(s->report, F_OK) != 0)
         return 0;
     if (read_report(b->lab, s->report, s, &err) != 0) {
-        char *why = plain_text(err.msg, 0);
+        char *why = gr_clean_line(err.msg);
         fprintf(stderr, "grader: %s; grading it again\n", why);
         free(why);
         return 0;
@@ -659,6 +894,7 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
         o.source_dir = unpacked;
     }
     int rc = gr_grade(&o, &r, &err);
+    r.student = s->id;
     if (rc == 0)
         rc = save_report(&r, s->report, b->o->verbose, &err);
     int full = r.score == r.max_score;
@@ -823,6 +1059,10 @@ static void grade_all(batch *b, job *jobs)
     while (next < b->nsubs || running > 0) {
         while (next < b->nsubs && running < njobs) {
             int sub = next++;
+            if (b->subs[sub].refused) {
+                progress(b, &b->subs[sub]);
+                continue;
+            }
             if (try_resume(b, &b->subs[sub]))
                 continue;
             if (b->o->merge) {
@@ -866,23 +1106,6 @@ static void grade_all(batch *b, job *jobs)
 
 /* ---- the gradebook, the histogram, the summary ------------------------------------------ */
 
-/* A CSV field as RFC 4180 says: quoted when it holds a comma, a quote or a
- * line break, with each quote doubled. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* student,score,max_score,status,<test>...: one row per submission, the
  * points each test earned; CRLF line ends, as RFC 4180 has them. */
 static int write_gradebook(const batch *b, lab_error *err)
@@ -894,12 +1117,12 @@ static int write_gradebook(const batch *b, lab_error *err)
     fputs("student,score,max_score,status", af.f);
     for (int i = 0; i < lab->ntests; i++) {
         fputc(',', af.f);
-        csv_field(af.f, lab->tests[i].name);
+        gr_write_csv_cell(af.f, lab->tests[i].name);
     }
     fputs("\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
-        csv_field(af.f, s->id);
+        gr_write_csv_cell(af.f, s->id);
         fprintf(af.f, ",%d,%d,%s", s->score, s->max_score, status_names[s->status]);
         for (int i = 0; i < lab->ntests; i++)
             fprintf(af.f, ",%d", s->points[i]);
@@ -922,14 +1145,14 @@ static int write_lms(const batch *b, lab_error *err)
         return -1;
     char *column = gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
     fputs(canvas ? "Student,ID,SIS User ID,SIS Login ID,Section," : "Username,", af.f);
-    csv_field(af.f, column);
+    gr_write_csv_cell(af.f, column);
     fputs("\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
-        csv_field(af.f, s->id);
+        gr_write_csv_cell(af.f, s->id);
         if (canvas) {
             fputs(",,,", af.f);
-            csv_field(af.f, s->id);
+            gr_write_csv_cell(af.f, s->id);
             fputc(',', af.f);
         }
         fputc(',', af.f);
@@ -1052,10 +1275,32 @@ static void print_most_failed(const batch *b)
     free(failed);
 }
 
+static int count_refused(const batch *b)
+{
+    int n = 0;
+    for (int k = 0; k < b->nskipped; k++)
+        n += b->skipped[k].refused;
+    return n;
+}
+
+/* The entries skipped (refused 0) or refused (1), each with why. */
+static void print_skipped(const batch *b, const char *title, int refused, int w)
+{
+    printf("\n%s:\n", title);
+    for (int k = 0; k < b->nskipped; k++) {
+        if (b->skipped[k].refused != refused)
+            continue;
+        char *name = gr_clean_line(b->skipped[k].name), *why = gr_clean_line(b->skipped[k].why);
+        printf("  %-*s  %s\n", w, name, why);
+        free(name);
+        free(why);
+    }
+}
+
 static void print_summary(const batch *b, const char *gradebook_error)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
-    int max = grader_lab_points(b->lab), w = id_width(b);
+    int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
     int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
     double sum = 0;
     for (int k = 0; k < b->nsubs; k++) {
@@ -1080,7 +1325,10 @@ static void print_summary(const batch *b, const char *gradebook_error)
     printf("  %-9s %6d  not graded", "errors", errors);
     if (resumed_errors > 0)
         printf(" (%d of them resumed: --force grades again)", resumed_errors);
-    printf("\n  %-9s %6d  not submissions\n", "skipped", b->nskipped);
+    printf("\n  %-9s %6d  not submissions\n", "skipped", b->nskipped - refused);
+    if (refused > 0)
+        printf("  %-9s %6d  not graded, and not in the gradebook: see why below\n", "refused",
+               refused);
     printf("  %-9s %6d  did not build, or a file was missing (score 0)\n", "no build",
            build_failed);
     if (with_skips > 0)
@@ -1093,20 +1341,16 @@ static void print_summary(const batch *b, const char *gradebook_error)
                sum / n, max, n);
         printf("  %-9s %6.1f  of %d\n", "median", median, max);
     }
-    if (b->nskipped > 0) {
-        printf("\nSkipped:\n");
-        for (int k = 0; k < b->nskipped; k++) {
-            char *name = plain_text(b->skipped[k].name, 0);
-            printf("  %-*s  %s\n", w, name, b->skipped[k].why);
-            free(name);
-        }
-    }
+    if (b->nskipped - refused > 0)
+        print_skipped(b, "Skipped", 0, w);
+    if (refused > 0)
+        print_skipped(b, "Refused (each may be a student's: fix it, then run again)", 1, w);
     if (errors > 0) {
         printf("\nErrors (the report says what happened):\n");
         for (int k = 0; k < b->nsubs; k++) {
             if (b->subs[k].status != SUB_ERROR)
                 continue;
-            char *id = plain_text(b->subs[k].id, 0), *why = plain_text(b->subs[k].error, 0);
+            char *id = gr_clean_line(b->subs[k].id), *why = gr_clean_line(b->subs[k].error);
             printf("  %-*s  %s\n", w, id, why);
             free(id);
             free(why);
@@ -1197,8 +1441,10 @@ static void free_batch(batch *b)
 {
     for (int k = 0; k < b->nsubs; k++)
         free_submission(&b->subs[k]);
-    for (int k = 0; k < b->nskipped; k++)
+    for (int k = 0; k < b->nskipped; k++) {
         free(b->skipped[k].name);
+        free(b->skipped[k].why);
+    }
     free(b->subs);
     free(b->skipped);
     free(b->dir);
@@ -1240,7 +1486,7 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
     if (book == 0 && b.lms)
         book = write_lms(&b, &book_err);
     print_summary(&b, book == 0 ? NULL : book_err.msg);
-    int errors = 0;
+    int errors = count_refused(&b);
     for (int k = 0; k < b.nsubs; k++)
         errors += b.subs[k].status == SUB_ERROR;
     free_batch(&b);

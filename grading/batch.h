@@ -2,7 +2,10 @@
  * batch.h - grading a folder of submissions at once: ./grader --batch DIR LAB.
  *
  * DIR holds one folder or archive per student, named by the student's id
- * (alice/, bob.zip: unpack.h). Each is graded by gr_grade (only the lab's
+ * (alice/, bob.zip: unpack.h). An id that is not UTF-8 or holds a control
+ * character, and an entry that is a symbolic link, are refused (listed, not
+ * graded); ids that are one student's once case and Unicode normalisation
+ * are set aside (alice, Alice) are each an error naming the others. Each is graded by gr_grade (only the lab's
  * student files are taken from it) in
  * a child process of its own, at most `jobs` at once, and the child writes
  * the json report (report.h) to <json_dir>/<id>.json, atomically. No result
