@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <nettle/sha2.h>
 
 #include "atomic_file.h"
 #include "grade.h"
@@ -160,6 +161,11 @@ typedef struct submission {
     double seconds;    /* this run's wall-clock time for it */
     char *error;       /* what happened, for SUB_ERROR */
     char *key;         /* the id folded (id_key), for finding two ids of one student */
+    gr_file_hash *hashes; /* what is graded, as it is now (hash_submission) */
+    int nhashes;
+    int hidden;        /* its report drew hidden inputs */
+    int only;          /* named by --only: graded again, whatever its report */
+    int regraded;      /* its report was stale: graded again this run */
     int refused;       /* not graded: error says why (its id and another's are one) */
 } submission;
 
@@ -185,6 +191,8 @@ typedef struct batch {
     int nskipped;
     int done;          /* finished or resumed, for the progress lines */
     int graded;        /* graded this run (a build that failed included) */
+    int regraded;      /* of those, how many had a stale report */
+    char *version;     /* the grader's version (grader_version) */
 } batch;
 
 /* A running child; pid 0 marks a free slot. */
@@ -415,6 +423,8 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const skipped_entry *)a)->name, ((const skipped_entry *)b)->name);
 }
 
+static void hash_submission(const batch *b, submission *s);
+
 static void add_skipped(batch *b, const char *name, char *why, int refused, int *cap)
 {
     b->skipped = grow(b->skipped, b->nskipped, cap, sizeof *b->skipped);
@@ -443,6 +453,7 @@ static void add_submission(batch *b, const char *name, char *source, int *cap, i
     s->source = source;
     s->report = gr_asprintf("%s/%s.json", b->json_dir, s->id);
     s->points = xcalloc((size_t)b->lab->ntests, sizeof *s->points);
+    hash_submission(b, s);
     s->passed = xcalloc((size_t)b->lab->ntests, sizeof *s->passed);
 }
 
@@ -455,6 +466,7 @@ static void free_submission(submission *s)
     free(s->passed);
     free(s->error);
     free(s->key);
+    free(s->hashes);
 }
 
 /* Two entries with one id (alice/ and alice.zip): the folder is graded, the
@@ -527,6 +539,25 @@ static void refuse_collisions(batch *b)
     free(order);
 }
 
+/* Marks the submissions --only names; each must be one of them. */
+static int mark_only(batch *b, lab_error *err)
+{
+    for (int i = 0; i < b->o->nonly; i++) {
+        const char *id = b->o->only[i];
+        int found = 0;
+        for (int k = 0; k < b->nsubs; k++)
+            if (strcmp(b->subs[k].id, id) == 0)
+                found = b->subs[k].only = 1;
+        if (!found) {
+            char *shown = gr_clean_line(id);
+            lab_errorf(err, "--only %s: no submission with that id in %s", shown, b->dir);
+            free(shown);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* A shard keeps every shard_n-th submission (in id order) from the shard_k-th. */
 static void keep_shard(batch *b)
 {
@@ -577,6 +608,8 @@ static int list_submissions(batch *b, lab_error *err)
         qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
     skip_duplicates(b, &cap_skipped);
     refuse_collisions(b);
+    if (mark_only(b, err) != 0)
+        return -1;
     keep_shard(b);
     if (b->nskipped > 1)
         qsort(b->skipped, (size_t)b->nskipped, sizeof *b->skipped, by_name);
@@ -687,6 +720,7 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
         skipped += strcmp(json_string_value(status), "skipped") == 0;
     }
     s->skipped = skipped;
+    s->hidden = json_is_true(json_object_get(root, "hidden_inputs"));
     s->score = (int)json_integer_value(score);
     s->max_score = (int)json_integer_value(max);
     s->status = json_is_string(error) ? SUB_ERROR
@@ -697,6 +731,128 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
 done:
     json_decref(root);
     return rc;
+}
+
+/* ---- what a report was made from ------------------------------------------------------
+ *
+ * A report records the sha256 of what it graded (each student file of a
+ * folder; the archive, for an archive), the grader's version and whether
+ * hidden inputs were drawn. A resume takes a report only when all three
+ * match this run; otherwise the submission is graded again (report_stale).
+ */
+
+#define HASH_MAX_BYTES (256L << 20) /* a file past this is not read: it cannot be graded */
+
+/* The sha256 of the regular file at path, in hex; "" when there is none
+ * there (missing, a link, not a regular file, too large). The file is the
+ * student's: opened without following a link or blocking on a FIFO. */
+static void hash_file(const char *path, char hex[65])
+{
+    hex[0] = '\0';
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > HASH_MAX_BYTES) {
+        close(fd);
+        return;
+    }
+    struct sha256_ctx ctx;
+    unsigned char buf[65536], digest[SHA256_DIGEST_SIZE];
+    ssize_t n;
+    sha256_init(&ctx);
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        sha256_update(&ctx, (size_t)n, buf);
+    close(fd);
+    if (n < 0)
+        return;
+    sha256_digest(&ctx, sizeof digest, digest);
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+}
+
+/* s->hashes: each student file of a folder, or the archive itself. */
+static void hash_submission(const batch *b, submission *s)
+{
+    const char *const *files = b->lab->student_files;
+    int n = 0;
+    while (files[n])
+        n++;
+    if (s->archive) {
+        const char *slash = strrchr(s->source, '/');
+        s->nhashes = 1;
+        s->hashes = xcalloc(1, sizeof *s->hashes);
+        s->hashes[0].name = slash ? slash + 1 : s->source;
+        hash_file(s->source, s->hashes[0].sha256);
+        return;
+    }
+    s->nhashes = n;
+    s->hashes = xcalloc((size_t)n, sizeof *s->hashes);
+    for (int i = 0; i < n; i++) {
+        char *path = gr_asprintf("%s/%s", s->source, files[i]);
+        s->hashes[i].name = files[i];
+        hash_file(path, s->hashes[i].sha256);
+        free(path);
+    }
+}
+
+/* The grader's version: the course's commit (git), with "+changes" when
+ * its files differ from it; GRADER_VERSION when the build set one;
+ * "unknown" where neither can be had (a copy without .git). */
+static char *grader_version(const char *root)
+{
+#ifdef GRADER_VERSION
+    (void)root;
+    return gr_asprintf("%s", GRADER_VERSION);
+#else
+    char *cmd = gr_asprintf("git -C '%s' rev-parse HEAD 2>/dev/null && "
+                            "{ git -C '%s' diff --quiet HEAD -- grading common data 2>/dev/null "
+                            "|| echo +changes; }", root, root);
+    char line[128] = "", more[32] = "";
+    FILE *p = strchr(root, '\'') ? NULL : popen(cmd, "r");
+    free(cmd);
+    if (p) {
+        if (!fgets(line, sizeof line, p))
+            line[0] = '\0';
+        if (!fgets(more, sizeof more, p))
+            more[0] = '\0';
+        pclose(p);
+    }
+    line[strcspn(line, "\n")] = '\0';
+    more[strcspn(more, "\n")] = '\0';
+    if (strlen(line) != 40)
+        return gr_asprintf("unknown");
+    return gr_asprintf("%s%s", line, more);
+#endif
+}
+
+/* Why s's report at its path does not hold for this run, malloc'd; NULL when
+ * it does. A merge has no seed of its own unless given one: then hidden
+ * inputs are not compared. */
+static char *report_stale(const batch *b, const submission *s)
+{
+    json_t *root = json_load_file(s->report, 0, NULL);
+    json_t *files = json_object_get(root, "sha256"), *grader = json_object_get(root, "grader");
+    json_t *hidden = json_object_get(root, "hidden_inputs");
+    int want_hidden = b->o->seed != NULL;
+    char *why = NULL;
+    if (!json_is_object(files) || !json_is_string(grader) || !json_is_boolean(hidden))
+        why = gr_asprintf("its report does not say what it graded (an older grader's)");
+    for (int i = 0; !why && i < s->nhashes; i++) {
+        json_t *h = json_object_get(files, s->hashes[i].name);
+        const char *was = json_is_string(h) ? json_string_value(h) : "";
+        if (strcmp(was, s->hashes[i].sha256) != 0)
+            why = gr_asprintf("%s changed since its report", s->hashes[i].name);
+    }
+    if (!why && strcmp(json_string_value(grader), b->version) != 0)
+        why = gr_asprintf("its report is from another version of the grader (%.12s)",
+                          json_string_value(grader));
+    if (!why && (!b->o->merge || want_hidden) && json_is_true(hidden) != want_hidden)
+        why = gr_asprintf(want_hidden ? "its report was graded without hidden inputs"
+                                      : "its report drew hidden inputs, and this run has "
+                                        "no seed");
+    json_decref(root);
+    return why;
 }
 
 /* Writes r as a json report to path, whole or not at all. */
@@ -729,6 +885,10 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     r.lab = lab;
     r.source = s->source;
     r.student = s->id;
+    r.grader = b->version;
+    r.files = s->hashes;
+    r.nfiles = s->nhashes;
+    r.hidden_inputs = b->o->seed != NULL;
     r.build_ok = 1; /* unknown; "error" says the report is not a grade */
     r.results = results;
     r.nresults = lab->ntests;
@@ -835,12 +995,32 @@ static void record_error(const batch *b, submission *s, const char *what)
 static int try_resume(batch *b, submission *s)
 {
     lab_error err;
-    if (b->o->force || access(s->report, F_OK) != 0)
+    if (b->o->force || s->only || access(s->report, F_OK) != 0)
         return 0;
     if (read_report(b->lab, s->report, s, &err) != 0) {
         char *why = gr_clean_line(err.msg);
         fprintf(stderr, "grader: %s; grading it again\n", why);
         free(why);
+        return 0;
+    }
+    char *stale = report_stale(b, s);
+    if (stale) {
+        char *id = gr_clean_line(s->id), *why = gr_clean_line(stale);
+        fprintf(stderr, "grader: %s: %s; %s\n", id, why,
+                b->o->merge ? "a merge cannot grade: run its shard again" : "grading it again");
+        free(id);
+        free(why);
+        if (b->o->merge) {
+            s->status = SUB_ERROR;
+            s->score = 0;
+            free(s->error);
+            s->error = gr_asprintf("its report is stale: %s (run its shard again)", stale);
+            free(stale);
+            progress(b, s);
+            return 1;
+        }
+        s->regraded = 1;
+        free(stale);
         return 0;
     }
     s->resumed = 1;
@@ -895,6 +1075,9 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     }
     int rc = gr_grade(&o, &r, &err);
     r.student = s->id;
+    r.grader = b->version;
+    r.files = s->hashes;
+    r.nfiles = s->nhashes;
     if (rc == 0)
         rc = save_report(&r, s->report, b->o->verbose, &err);
     int full = r.score == r.max_score;
@@ -1048,6 +1231,7 @@ static void finish_job(batch *b, job *jobs, job *j, int status)
         free(what);
     } else {
         b->graded++;
+        b->regraded += s->regraded;
     }
     progress(b, s);
 }
@@ -1106,8 +1290,9 @@ static void grade_all(batch *b, job *jobs)
 
 /* ---- the gradebook, the histogram, the summary ------------------------------------------ */
 
-/* student,score,max_score,status,<test>...: one row per submission, the
- * points each test earned; CRLF line ends, as RFC 4180 has them. */
+/* student,score,max_score,status,<test>...,hidden_inputs: one row per
+ * submission, the points each test earned, and whether its report drew
+ * hidden inputs (yes or no); CRLF line ends, as RFC 4180 has them. */
 static int write_gradebook(const batch *b, lab_error *err)
 {
     const grader_lab *lab = b->lab;
@@ -1119,14 +1304,14 @@ static int write_gradebook(const batch *b, lab_error *err)
         fputc(',', af.f);
         gr_write_csv_cell(af.f, lab->tests[i].name);
     }
-    fputs("\r\n", af.f);
+    fputs(",hidden_inputs\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         gr_write_csv_cell(af.f, s->id);
         fprintf(af.f, ",%d,%d,%s", s->score, s->max_score, status_names[s->status]);
         for (int i = 0; i < lab->ntests; i++)
             fprintf(af.f, ",%d", s->points[i]);
-        fputs("\r\n", af.f);
+        fputs(s->hidden ? ",yes\r\n" : ",no\r\n", af.f);
     }
     return atomic_file_commit(&af, err);
 }
@@ -1301,11 +1486,15 @@ static void print_summary(const batch *b, const char *gradebook_error)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
     int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
+    int only = 0, hidden = 0, reports = 0;
     int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
     double sum = 0;
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         resumed += s->resumed;
+        only += s->only;
+        hidden += s->hidden && s->status != SUB_ERROR;
+        reports += s->status != SUB_ERROR;
         errors += s->status == SUB_ERROR;
         resumed_errors += s->status == SUB_ERROR && s->resumed;
         build_failed += s->status == SUB_BUILD_FAILED;
@@ -1320,7 +1509,19 @@ static void print_summary(const batch *b, const char *gradebook_error)
     if (b->o->shard_n > 0)
         printf(", shard %d of %d", b->o->shard_k, b->o->shard_n);
     printf(b->o->merge ? ", merged from the reports\n" : "\n");
+    if (b->o->seed)
+        printf("  hidden inputs: on (a seed was given); %d of the %d graded drew them\n", hidden,
+               reports);
+    else
+        printf("  hidden inputs: %s; %d of the %d graded drew them\n",
+               b->o->merge ? "not checked (a merge without a seed)" : "off (no seed)", hidden,
+               reports);
     printf("  %-9s %6d  this run\n", "graded", b->graded);
+    if (b->regraded > 0)
+        printf("  %-9s %6d  of them had a stale report (what it graded changed)\n", "regraded",
+               b->regraded);
+    if (only > 0)
+        printf("  %-9s %6d  of them named by --only\n", "only", only);
     printf("  %-9s %6d  from the reports of an earlier run\n", "resumed", resumed);
     printf("  %-9s %6d  not graded", "errors", errors);
     if (resumed_errors > 0)
@@ -1408,6 +1609,7 @@ static int set_up(batch *b, lab_error *err)
     if (!csv_ok)
         return lab_errorf(err, "%s: the gradebook's folder does not exist", b->csv);
     b->cap_s = o->timeout_s > 0 ? o->timeout_s : gr_batch_default_cap(b->lab);
+    b->version = grader_version(o->root);
 
     /* A golden that does not match would fail every submission alike. */
     char *data = gr_asprintf("%s/data", o->root), *golden = gr_asprintf("golden/%s", b->lab->name);
@@ -1453,6 +1655,7 @@ static void free_batch(batch *b)
     free(b->lms);
     free(b->build);
     free(b->work);
+    free(b->version);
 }
 
 int gr_batch(const gr_batch_options *o, lab_error *err)
