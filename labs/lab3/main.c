@@ -215,10 +215,10 @@ static int take_train_args(int argc, char **argv, train_options *t, char **rest,
 /* Sets the threads OpenBLAS runs each GEMM on, and returns how many: --threads
  * N; otherwise what OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS) told OpenBLAS;
  * otherwise 1. One is the default because a step's GEMMs are small (the
- * largest, 64 x 784 x 256, is a third of a millisecond on one core): a
- * second thread saves less than it costs to hand it work and wait for it,
- * and nothing at all when the other core is busy (README §9 has the
- * figures; tests/bench/bench_lab3.sh measures both). */
+ * largest, 64 x 784 x 256, takes under half a millisecond on one core): a
+ * second thread halves them on an idle machine, but on a busy one it waits
+ * for a core, and the default must never be slower than one thread
+ * (README §9 has the figures; tests/bench/bench_lab3.sh measures both). */
 static int blas_threads(const train_options *t)
 {
     int n = t->threads;
