@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -184,6 +185,7 @@ typedef struct batch {
     char *lms;         /* the LMS's file, or NULL (o->lms) */
     char *build;       /* o->build, absolute */
     char *work;        /* <build>/grade/batch.XXXXXX: the children's work folders */
+    int lock;          /* <work>/.lock, held (flock) while this run lasts, or -1 */
     double cap_s;
     submission *subs;  /* sorted by id */
     int nsubs;
@@ -193,6 +195,7 @@ typedef struct batch {
     int graded;        /* graded this run (a build that failed included) */
     int regraded;      /* of those, how many had a stale report */
     char *version;     /* the grader's version (grader_version) */
+    char *fingerprint; /* what grades this lab, hashed (grader_fingerprint) */
 } batch;
 
 /* A running child; pid 0 marks a free slot. */
@@ -667,6 +670,65 @@ static int make_work(const char *build, const char *work, lab_error *err)
     return rc;
 }
 
+/*
+ * Removes the work folders of batches that ended without removing their own
+ * (killed, the machine stopped): each running batch holds a lock on
+ * <work>/.lock, so a folder whose lock can be taken is no one's. A folder
+ * without a lock file is left alone (a batch that has just made it).
+ * Returns how many it removed.
+ */
+static int remove_stale_work(const char *grade)
+{
+    DIR *d = opendir(grade);
+    struct dirent *e;
+    int removed = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "batch.", 6) != 0)
+            continue;
+        char *dir = gr_asprintf("%s/%s", grade, e->d_name), *lock = gr_asprintf("%s/.lock", dir);
+        int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            gr_remove_tree(dir);
+            removed++;
+        }
+        if (fd >= 0)
+            close(fd);
+        free(dir);
+        free(lock);
+    }
+    if (d)
+        closedir(d);
+    return removed;
+}
+
+/* Makes b->work, this run's folder of work folders, and takes its lock. */
+static int make_batch_work(batch *b, lab_error *err)
+{
+    char *grade = gr_asprintf("%s/grade", b->build);
+    int made = mkdir(grade, 0755) == 0 || errno == EEXIST;
+    int stale = made ? remove_stale_work(grade) : 0;
+    if (stale > 0)
+        fprintf(stderr, "grader: removed %d work folder%s that an interrupted batch left in "
+                        "%s\n", stale, stale == 1 ? "" : "s", grade);
+    b->work = gr_asprintf("%s/batch.XXXXXX", grade);
+    free(grade);
+    if (!made || !mkdtemp(b->work))
+        return lab_errorf(err, "%s: cannot create: %s", b->work, strerror(errno));
+    /* mkdtemp makes it 0700; the sandbox's user must reach the trees below. */
+    int rc = chmod(b->work, 0755) != 0
+                 ? lab_errorf(err, "%s: cannot open it up: %s", b->work, strerror(errno))
+                 : 0;
+    char *lock = gr_asprintf("%s/.lock", b->work);
+    if (rc == 0)
+        b->lock = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (rc == 0 && (b->lock < 0 || flock(b->lock, LOCK_EX | LOCK_NB) != 0))
+        rc = lab_errorf(err, "%s: cannot lock: %s", lock, strerror(errno));
+    free(lock);
+    if (rc != 0)
+        gr_remove_tree(b->work);
+    return rc;
+}
+
 /* ---- reports ------------------------------------------------------------------------ */
 
 static json_t *test_named(json_t *tests, const char *name)
@@ -736,9 +798,11 @@ done:
 /* ---- what a report was made from ------------------------------------------------------
  *
  * A report records the sha256 of what it graded (each student file of a
- * folder; the archive, for an archive), the grader's version and whether
- * hidden inputs were drawn. A resume takes a report only when all three
- * match this run; otherwise the submission is graded again (report_stale).
+ * folder; the archive, for an archive), the grader's version (its commit,
+ * for people) with the sha256 of what grades the lab (grader_fingerprint),
+ * and whether hidden inputs were drawn. A resume takes a report only when
+ * the hashes and hidden inputs match this run; otherwise the submission is
+ * graded again (report_stale).
  */
 
 #define HASH_MAX_BYTES (256L << 20) /* a file past this is not read: it cannot be graded */
@@ -826,13 +890,40 @@ static char *grader_version(const char *root)
 #endif
 }
 
+/* The sha256 of what decides a grade for the lab: the grader's program,
+ * the lab's suite and reference objects and data/MANIFEST (so the goldens),
+ * in hex. Unlike the commit, it stays when the course changes elsewhere. */
+static char *grader_fingerprint(const batch *b)
+{
+    char *exe = realpath("/proc/self/exe", NULL);
+    char *paths[] = {gr_asprintf("%s", exe ? exe : "/proc/self/exe"),
+                     gr_asprintf("%s/grading/%s_suite.o", b->build, b->lab->name),
+                     gr_asprintf("%s/grading/%s_reference.o", b->build, b->lab->name),
+                     gr_asprintf("%s/data/MANIFEST", b->o->root)};
+    struct sha256_ctx ctx;
+    unsigned char digest[SHA256_DIGEST_SIZE];
+    char hex[65];
+    sha256_init(&ctx);
+    for (int i = 0; i < GRADER_COUNT(paths); i++) {
+        char one[65];
+        hash_file(paths[i], one); /* "" for a file that is not there (no lab5 reference) */
+        sha256_update(&ctx, sizeof one, (const uint8_t *)one);
+        free(paths[i]);
+    }
+    free(exe);
+    sha256_digest(&ctx, sizeof digest, digest);
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return gr_asprintf("%s", hex);
+}
+
 /* Why s's report at its path does not hold for this run, malloc'd; NULL when
  * it does. A merge has no seed of its own unless given one: then hidden
  * inputs are not compared. */
 static char *report_stale(const batch *b, const submission *s)
 {
     json_t *root = json_load_file(s->report, 0, NULL);
-    json_t *files = json_object_get(root, "sha256"), *grader = json_object_get(root, "grader");
+    json_t *files = json_object_get(root, "sha256"), *grader = json_object_get(root, "grader_sha256");
     json_t *hidden = json_object_get(root, "hidden_inputs");
     int want_hidden = b->o->seed != NULL;
     char *why = NULL;
@@ -844,9 +935,8 @@ static char *report_stale(const batch *b, const submission *s)
         if (strcmp(was, s->hashes[i].sha256) != 0)
             why = gr_asprintf("%s changed since its report", s->hashes[i].name);
     }
-    if (!why && strcmp(json_string_value(grader), b->version) != 0)
-        why = gr_asprintf("its report is from another version of the grader (%.12s)",
-                          json_string_value(grader));
+    if (!why && strcmp(json_string_value(grader), b->fingerprint) != 0)
+        why = gr_asprintf("the grader, the lab's tests or its goldens changed since its report");
     if (!why && (!b->o->merge || want_hidden) && json_is_true(hidden) != want_hidden)
         why = gr_asprintf(want_hidden ? "its report was graded without hidden inputs"
                                       : "its report drew hidden inputs, and this run has "
@@ -856,16 +946,33 @@ static char *report_stale(const batch *b, const submission *s)
 }
 
 /* Writes r as a json report to path, whole or not at all. */
-static int save_report(const gr_report *r, const char *path, int verbose, lab_error *err)
+static int save_as(const gr_report *r, const char *path, gr_format format, int verbose,
+                   lab_error *err)
 {
     atomic_file af;
     if (atomic_file_open(&af, path, err) != 0)
         return -1;
-    if (gr_write_report(af.f, r, GR_FORMAT_JSON, verbose, err) != 0) {
+    if (gr_write_report(af.f, r, format, verbose, err) != 0) {
         atomic_file_abort(&af);
         return -1;
     }
     return atomic_file_commit(&af, err);
+}
+
+/* <json_dir>/<id>.txt: the scorecard, for the student. */
+static char *scorecard_path(const batch *b, const submission *s)
+{
+    return gr_asprintf("%s/%s.txt", b->json_dir, s->id);
+}
+
+/* s's scorecard (<id>.txt), then its json report: the json last, since a
+ * resume takes a submission whose json is there as done. */
+static int save_report(const batch *b, const submission *s, const gr_report *r, lab_error *err)
+{
+    char *text = scorecard_path(b, s);
+    int rc = save_as(r, text, GR_FORMAT_TEXT, 0, err);
+    free(text);
+    return rc == 0 ? save_as(r, s->report, GR_FORMAT_JSON, b->o->verbose, err) : -1;
 }
 
 /*
@@ -886,6 +993,7 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     r.source = s->source;
     r.student = s->id;
     r.grader = b->version;
+    r.grader_sha256 = b->fingerprint;
     r.files = s->hashes;
     r.nfiles = s->nhashes;
     r.hidden_inputs = b->o->seed != NULL;
@@ -909,8 +1017,12 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
         why = json_string(ascii);
         free(ascii);
     }
-    int rc = 0;
-    if (json_object_set_new(root, "error", why) != 0) { /* NULL root: why is released */
+    char *scorecard = scorecard_path(b, s);
+    int rc = save_as(&r, scorecard, GR_FORMAT_TEXT, 0, err);
+    free(scorecard);
+    if (rc != 0) {
+        json_decref(why);
+    } else if (json_object_set_new(root, "error", why) != 0) { /* NULL root: why is released */
         rc = lab_errorf(err, "%s: cannot build the error report (out of memory?)", s->report);
     } else {
         atomic_file af;
@@ -928,16 +1040,18 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     return rc;
 }
 
-/* Removes the temporary files (atomic_file's "<id>.json.tmp.XXXXXX") that a
- * child killed while writing its report left. */
+/* Removes the temporary files (atomic_file's "<id>.json.tmp.XXXXXX" and
+ * "<id>.txt.tmp.XXXXXX") that a child killed while writing its report left. */
 static void remove_temporaries(const batch *b, const submission *s)
 {
-    char *prefix = gr_asprintf("%s.json.tmp.", s->id);
-    size_t n = strlen(prefix);
+    char *prefix = gr_asprintf("%s.json.tmp.", s->id), *text = gr_asprintf("%s.txt.tmp.", s->id);
+    size_t n = strlen(prefix), nt = strlen(text);
     DIR *d = opendir(b->json_dir);
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, prefix, n) != 0 || strlen(e->d_name + n) != 6)
+        int ours = (strncmp(e->d_name, prefix, n) == 0 && strlen(e->d_name + n) == 6) ||
+                   (strncmp(e->d_name, text, nt) == 0 && strlen(e->d_name + nt) == 6);
+        if (!ours)
             continue;
         char *path = gr_asprintf("%s/%s", b->json_dir, e->d_name);
         unlink(path);
@@ -946,6 +1060,7 @@ static void remove_temporaries(const batch *b, const submission *s)
     if (d)
         closedir(d);
     free(prefix);
+    free(text);
 }
 
 /* ---- progress ------------------------------------------------------------------------- */
@@ -1076,10 +1191,11 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     int rc = gr_grade(&o, &r, &err);
     r.student = s->id;
     r.grader = b->version;
+    r.grader_sha256 = b->fingerprint;
     r.files = s->hashes;
     r.nfiles = s->nhashes;
     if (rc == 0)
-        rc = save_report(&r, s->report, b->o->verbose, &err);
+        rc = save_report(b, s, &r, &err);
     int full = r.score == r.max_score;
     gr_report_free(&r);
     free(unpacked);
@@ -1319,9 +1435,12 @@ static int write_gradebook(const batch *b, lab_error *err)
 /* The LMS's file (o->lms): "canvas", Canvas's gradebook import (its
  * export's first five columns, Student, ID, SIS User ID, SIS Login ID and
  * Section, then the assignment's points; rows matched by SIS Login ID, the
- * submission's id); "moodle", Moodle's CSV grade import (Username and the
- * points, mapped by the import's form). A submission that ended in an error
- * gets an empty score, not a 0, so the import leaves its grade alone. */
+ * submission's id); "moodle", Moodle's CSV grade import (Username, the
+ * points and Feedback, mapped by the import's form). A submission that ended
+ * in an error scores 0 there, which the import keeps (an empty cell would
+ * leave an older grade in place: a student could keep one by making the new
+ * submission fail); Moodle's feedback says why, Canvas's import has no
+ * column for it, and the summary lists every error with its cause. */
 static int write_lms(const batch *b, lab_error *err)
 {
     int canvas = strcmp(b->o->lms, "canvas") == 0;
@@ -1331,7 +1450,7 @@ static int write_lms(const batch *b, lab_error *err)
     char *column = gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
     fputs(canvas ? "Student,ID,SIS User ID,SIS Login ID,Section," : "Username,", af.f);
     gr_write_csv_cell(af.f, column);
-    fputs("\r\n", af.f);
+    fputs(canvas ? "\r\n" : ",Feedback\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         gr_write_csv_cell(af.f, s->id);
@@ -1340,9 +1459,15 @@ static int write_lms(const batch *b, lab_error *err)
             gr_write_csv_cell(af.f, s->id);
             fputc(',', af.f);
         }
-        fputc(',', af.f);
-        if (s->status != SUB_ERROR)
-            fprintf(af.f, "%d", s->score);
+        fprintf(af.f, ",%d", s->status == SUB_ERROR ? 0 : s->score);
+        if (!canvas) {
+            fputc(',', af.f);
+            if (s->status == SUB_ERROR) {
+                char *why = gr_asprintf("not graded: %s", s->error ? s->error : "an error");
+                gr_write_csv_cell(af.f, why);
+                free(why);
+            }
+        }
         fputs("\r\n", af.f);
     }
     free(column);
@@ -1566,6 +1691,7 @@ static void print_summary(const batch *b, const char *gradebook_error)
     if (b->lms && !gradebook_error)
         printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
+    printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);
     draw_histogram(b, scores, n, max);
     free(scores);
 }
@@ -1622,21 +1748,13 @@ static int set_up(batch *b, lab_error *err)
     if (!(b->build = realpath(o->build, NULL)))
         return lab_errorf(err, "%s: the build folder: %s (make grader builds it)", o->build,
                           strerror(errno));
+    b->fingerprint = grader_fingerprint(b);
     /* Decided here, once, and inherited by every child. */
     const char *const readable[] = {o->root, b->build, NULL};
     gr_sandbox_warn(gr_sandbox_get(readable));
     if (list_submissions(b, err) != 0)
         return -1;
-    char *grade = gr_asprintf("%s/grade", b->build);
-    int made = mkdir(grade, 0755) == 0 || errno == EEXIST;
-    b->work = gr_asprintf("%s/batch.XXXXXX", grade);
-    free(grade);
-    if (!made || !mkdtemp(b->work))
-        return lab_errorf(err, "%s: cannot create: %s", b->work, strerror(errno));
-    /* mkdtemp makes it 0700; the sandbox's user must reach the trees below. */
-    if (chmod(b->work, 0755) != 0)
-        return lab_errorf(err, "%s: cannot open it up: %s", b->work, strerror(errno));
-    return 0;
+    return make_batch_work(b, err);
 }
 
 static void free_batch(batch *b)
@@ -1656,11 +1774,15 @@ static void free_batch(batch *b)
     free(b->build);
     free(b->work);
     free(b->version);
+    free(b->fingerprint);
+    if (b->lock >= 0)
+        close(b->lock);
 }
 
 int gr_batch(const gr_batch_options *o, lab_error *err)
 {
     batch b = {0};
+    b.lock = -1;
     b.o = o;
     b.lab = o->lab;
     if (o->jobs < 1) {

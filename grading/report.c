@@ -568,6 +568,8 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
         jset(root, "student", jstr(r->student), &ok);
     if (r->grader)
         jset(root, "grader", jstr(r->grader), &ok);
+    if (r->grader_sha256)
+        jset(root, "grader_sha256", jstr(r->grader_sha256), &ok);
     if (r->files) {
         json_t *files = json_object();
         for (int i = 0; ok && i < r->nfiles; i++)

@@ -50,6 +50,7 @@ typedef struct gr_report {
      * (batch.c); NULL and 0 otherwise, and the json format leaves them out. */
     const char *student;   /* the student's id, exactly */
     const char *grader;    /* the grader's version: its commit */
+    const char *grader_sha256; /* the sha256 of what grades the lab: program, suite, goldens */
     const gr_file_hash *files; /* the sha256 of each student file graded */
     int nfiles;
 } gr_report;

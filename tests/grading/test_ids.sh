@@ -73,7 +73,7 @@ expect_match "collision: café both ways" "$(cat "$TMP/out")" \
 expect_match "collision: full case folding" "$(cat "$TMP/out")" \
     "^  STRASSE +not graded: the same student as 'Straße'"
 expect_eq "lms: a collision is not a grade" \
-    "$(csv "$LMS" | awk -F, '$1 == "alice" { print $6 }')" ""
+    "$(csv "$LMS" | awk -F, '$1 == "alice" { print $6 }')" 0
 
 # Refused: never graded, never in the gradebook, each with its reason.
 expect_eq "refused: the count" "$(count_of refused)" 7

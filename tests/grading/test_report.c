@@ -64,7 +64,7 @@ static void make_reports(void)
         results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
                                          "not run: the submission did not compile", NULL};
     }
-    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, 0};
+    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0};
 
     results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n"};
     results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
@@ -74,14 +74,14 @@ static void make_reports(void)
     results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile};
     results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL};
     report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
-                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, 0};
+                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
 
     report_nobuild = (gr_report){&lab, "submissions/bob", 0,
                                  "lab0.c:12:5: error: expected ';' before '}' token\n"
                                  "   12 |     return x\n"
                                  "      |             ^\n"
                                  "bad byte \xfe <&> \x02\n",
-                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, 0};
+                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0};
 }
 
 /* ---- writing and reading back ---------------------------------------------------- */
@@ -323,7 +323,7 @@ START_TEST(test_text_missing_pieces)
 {
     static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0}, {"crash", 2, NULL, NULL, 1, 0}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL}, {&bare[1], GR_ERROR, 0, NULL, NULL}};
-    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, 0};
+    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
     int n;
     char **lines = split_lines(out, &n);
@@ -617,7 +617,7 @@ START_TEST(test_tap_details)
     {
         gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL},
                             {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL}};
-        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, 0};
+        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0};
         out = render(&r, GR_FORMAT_TAP, 0);
         ck_assert_ptr_nonnull(
             strstr(out, "\n  ---\n  message: \"  leading spaces\\n\\nafter a blank\"\n"));
@@ -837,7 +837,7 @@ START_TEST(test_skipped)
         res[i] = (gr_result){&tests[i], GR_SKIPPED, 0,
                              "it needs a GPU, and no GPU: no device", NULL};
     res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL};
-    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, 0};
+    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
 
     char *text = render(&r, GR_FORMAT_TEXT, 0);
     ck_assert_ptr_nonnull(strstr(text, "SKIP  encode_rne "));
