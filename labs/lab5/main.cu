@@ -66,7 +66,7 @@
  * Timing (README §7): cudaEvents, 3 warm-ups, then 20 batches of launches
  * queued back to back, each batch between one pair of events, and the
  * median of the 20 per-launch times (a batch's time over its launches). A
- * batch is sized to take about a millisecond (1 to 64 launches), and
+ * batch is sized to take about a millisecond (1 to 32 launches), and
  * before it the stream is held by a one-thread kernel until the host has
  * queued the whole batch, so that neither the host's time to queue a call
  * nor the events' resolution (about half a microsecond) is in the figure.
@@ -133,7 +133,7 @@
 #define WARMUPS 3                          /* runs before the timed ones */
 #define REPS 20                            /* timed batches; the median is reported */
 #define BATCH_MS 1.0                       /* a batch's length, about */
-#define MAX_BATCH 64                       /* launches in a batch, at most */
+#define MAX_BATCH 32                       /* launches in a batch, at most (NVBench: ~32) */
 #define HOLD_TIMEOUT_NS 500000000ull       /* the stream is held this long, at most */
 #define ROTATE_L2 3                        /* rotate over buffers of >= 3x L2 */
 #define MAX_SETS 64                        /* ... but at most this many copies */
