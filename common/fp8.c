@@ -30,6 +30,10 @@
 
 #include <math.h>
 #include <pthread.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define FP8_AVX2 1 /* the bulk codec's AVX2 loops, chosen at run time */
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -358,9 +362,136 @@ static const uint16_t *nearest_table_for(fp8_format fmt, bool saturate)
     return nearest_table[fmt][saturate];
 }
 
+#ifdef FP8_AVX2
+/*
+ * The bulk codec in AVX2, eight elements at a time, for CPUs that have it
+ * (checked once, at run time; the library itself is built for plain
+ * x86-64). The encoder is encode_nearest_fast above, lane by lane: the same
+ * integer and float operations on the same bits, so the same codes (and
+ * tests/oracle/sweep_nvidia.cpp checks it on every float, like the scalar
+ * encoder). Its output, 32 codes a round, is packed from 32-bit lanes to
+ * bytes. Only addition is used on floats (no fused multiply-add).
+ */
+typedef struct avx2_encoder {
+    __m256i half, one, bias_adj, min_normal, magic_bits, max_code, overflow, inf, nan,
+        abs_mask, sign_mask;
+    __m256 magic;
+    __m128i s, sign_shift;
+} avx2_encoder;
+
+__attribute__((target("avx2"))) static avx2_encoder avx2_encoder_of(const fp8_format_info *f,
+                                                                    bool saturate)
+{
+    const unsigned man = (unsigned)f->man_bits, s = 23 - man;
+    avx2_encoder k;
+    k.half = _mm256_set1_epi32((int)((1u << (s - 1)) - 1));
+    k.one = _mm256_set1_epi32(1);
+    k.bias_adj = _mm256_set1_epi32((int)((uint32_t)(127 - f->bias) << man));
+    k.min_normal = _mm256_set1_epi32((int)((uint32_t)(127 + f->emin) << 23));
+    k.magic_bits = _mm256_set1_epi32((int)((uint32_t)(127 + f->emin + 23 - (int)man) << 23));
+    k.magic = _mm256_castsi256_ps(k.magic_bits);
+    k.max_code = _mm256_set1_epi32(f->max_code);
+    k.overflow = _mm256_set1_epi32(overflow_code(f, saturate));
+    k.inf = _mm256_set1_epi32((int)F32_INF);
+    k.nan = _mm256_set1_epi32(nan_result(f));
+    k.abs_mask = _mm256_set1_epi32(0x7FFFFFFF);
+    k.sign_mask = _mm256_set1_epi32((int)0x80000000u);
+    k.s = _mm_cvtsi32_si128((int)s);
+    k.sign_shift = _mm_cvtsi32_si128(32 - f->bits); /* the float's sign to the code's */
+    return k;
+}
+
+/* The codes of eight floats, one per 32-bit lane. */
+__attribute__((target("avx2"))) static inline __m256i avx2_encode8(const float *in,
+                                                                   const avx2_encoder *k)
+{
+    __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)in);
+    __m256i a = _mm256_and_si256(u, k->abs_mask);
+    __m256i sign = _mm256_srl_epi32(_mm256_and_si256(u, k->sign_mask), k->sign_shift);
+    __m256i lsb = _mm256_and_si256(_mm256_srl_epi32(a, k->s), k->one);
+    __m256i normal = _mm256_sub_epi32(
+        _mm256_srl_epi32(_mm256_add_epi32(_mm256_add_epi32(a, k->half), lsb), k->s),
+        k->bias_adj);
+    __m256i sub = _mm256_sub_epi32(
+        _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), k->magic)), k->magic_bits);
+    __m256i code = _mm256_blendv_epi8(normal, sub, _mm256_cmpgt_epi32(k->min_normal, a));
+    code = _mm256_blendv_epi8(code, k->overflow, _mm256_cmpgt_epi32(code, k->max_code));
+    code = _mm256_or_si256(code, sign);
+    return _mm256_blendv_epi8(code, k->nan, _mm256_cmpgt_epi32(a, k->inf));
+}
+
+__attribute__((target("avx2"))) static size_t avx2_encode(const float *in, uint8_t *out,
+                                                          size_t n, const fp8_format_info *f,
+                                                          bool saturate)
+{
+    const avx2_encoder k = avx2_encoder_of(f, saturate);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256i c0 = avx2_encode8(in + i, &k), c1 = avx2_encode8(in + i + 8, &k);
+        __m256i c2 = avx2_encode8(in + i + 16, &k), c3 = avx2_encode8(in + i + 24, &k);
+        /* codes are 0..255: the saturating packs keep them; the packs work
+         * per 128-bit half, and the permutation puts the groups in order */
+        __m256i p = _mm256_packus_epi16(_mm256_packs_epi32(c0, c1), _mm256_packs_epi32(c2, c3));
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), _mm256_permutevar8x32_epi32(p, order));
+    }
+    return i;
+}
+
+/* The values of E4M3 or E5M2 codes (8 bits, a sign, subnormals), eight at a
+ * time: the code's seven magnitude bits shifted into a float's exponent and
+ * mantissa fields (its mantissa on top of the float's) make a float whose
+ * value is the code's divided by 2^(127 - bias), subnormals included (as a
+ * float subnormal); multiplying by 2^(127 - bias) is exact. The sign is
+ * moved over; the codes past max (E4M3's NaN, E5M2's inf and NaNs) are read
+ * from the table, which has what fp8_decode gives for them. */
+__attribute__((target("avx2"))) static size_t avx2_decode(const uint8_t *in, float *out,
+                                                          size_t n, const fp8_format_info *f,
+                                                          const float *lut)
+{
+    const unsigned man = (unsigned)f->man_bits;
+    const __m128i shift = _mm_cvtsi32_si128((int)(23 - man));
+    const __m256 pow = _mm256_castsi256_ps(_mm256_set1_epi32((127 + 127 - f->bias) << 23));
+    const __m256i mag_mask = _mm256_set1_epi32(0x7F), sign_bit = _mm256_set1_epi32(0x80);
+    const __m256i max_code = _mm256_set1_epi32(f->max_code);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(in + i)));
+        __m256i m = _mm256_and_si256(c, mag_mask);
+        __m256 v = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_sll_epi32(m, shift)), pow);
+        __m256i bits = _mm256_or_si256(_mm256_castps_si256(v),
+                                       _mm256_slli_epi32(_mm256_and_si256(c, sign_bit), 24));
+        /* exponent field all ones: inf or NaN, from the table */
+        __m256i special = _mm256_cmpgt_epi32(m, max_code);
+        if (!_mm256_testz_si256(special, special))
+            bits = _mm256_blendv_epi8(bits, _mm256_i32gather_epi32((const int *)(const void *)lut,
+                                                                    c, 4),
+                                      special);
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), bits);
+    }
+    return i;
+}
+
+static bool have_avx2(void)
+{
+    static int known = -1; /* the same answer from every thread */
+    if (known < 0)
+        known = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return known == 1;
+}
+#endif
+
 static void encode_nearest_array(const float *in, uint8_t *out, size_t n, fp8_format fmt,
                                  bool saturate)
 {
+#ifdef FP8_AVX2
+    if (have_avx2()) {
+        size_t done = avx2_encode(in, out, n, &TABLE[fmt], saturate);
+        in += done;
+        out += done;
+        n -= done;
+    }
+#endif
     const uint16_t *t = nearest_table_for(fmt, saturate);
     if (t) {
         for (size_t i = 0; i < n; i++) {
@@ -517,7 +648,13 @@ void fp8_decode_array(const uint8_t *in, float *out, size_t n, fp8_format fmt)
     if ((unsigned)fmt >= FP8_FORMAT_COUNT)
         return;
     const float *lut = decoded[fmt];
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#ifdef FP8_AVX2
+    const fp8_format_info *f = &TABLE[fmt];
+    if (f->bits == 8 && f->has_sign && f->has_subnormals && have_avx2())
+        i = avx2_decode(in, out, n, f, lut);
+#endif
+    for (; i < n; i++)
         out[i] = lut[in[i]];
 }
 

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,11 +40,13 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <nettle/sha2.h>
 
 #include "atomic_file.h"
 #include "grade.h"
 #include "plot.h"
 #include "sandbox.h"
+#include "unicode_fold.h"
 #include "unpack.h"
 
 #define CAP_PER_LIMIT 10.0      /* the default cap: 10 x each test's limit, */
@@ -99,13 +102,13 @@ static double timeout_multiplier(void)
     return s && end != s && *end == '\0' && m >= 0 ? m : 1.0;
 }
 
-/* s for a terminal line: control characters become '?', and with ascii so
- * does every byte past 0x7F (what JSON takes when s is not UTF-8). */
-static char *plain_text(const char *s, int ascii)
+/* s in ASCII, for a JSON string when s is not UTF-8: control characters
+ * and every byte past 0x7F become '?'. (For a terminal: gr_clean_line.) */
+static char *ascii_text(const char *s)
 {
     char *p = gr_asprintf("%s", s);
     for (unsigned char *c = (unsigned char *)p; *c; c++)
-        if (*c < 0x20 || *c == 0x7F || (ascii && *c > 0x7F))
+        if (*c < 0x20 || *c >= 0x7F)
             *c = '?';
     return p;
 }
@@ -158,11 +161,19 @@ typedef struct submission {
     int skipped;       /* tests this machine could not run (a GPU test without a GPU) */
     double seconds;    /* this run's wall-clock time for it */
     char *error;       /* what happened, for SUB_ERROR */
+    char *key;         /* the id folded (id_key), for finding two ids of one student */
+    gr_file_hash *hashes; /* what is graded, as it is now (hash_submission) */
+    int nhashes;
+    int hidden;        /* its report drew hidden inputs */
+    int only;          /* named by --only: graded again, whatever its report */
+    int regraded;      /* its report was stale: graded again this run */
+    int refused;       /* not graded: error says why (its id and another's are one) */
 } submission;
 
 typedef struct skipped_entry {
     char *name;
-    const char *why;
+    char *why;
+    int refused;       /* it may be a student's: not graded until the instructor acts */
 } skipped_entry;
 
 typedef struct batch {
@@ -174,6 +185,7 @@ typedef struct batch {
     char *lms;         /* the LMS's file, or NULL (o->lms) */
     char *build;       /* o->build, absolute */
     char *work;        /* <build>/grade/batch.XXXXXX: the children's work folders */
+    int lock;          /* <work>/.lock, held (flock) while this run lasts, or -1 */
     double cap_s;
     submission *subs;  /* sorted by id */
     int nsubs;
@@ -181,6 +193,9 @@ typedef struct batch {
     int nskipped;
     int done;          /* finished or resumed, for the progress lines */
     int graded;        /* graded this run (a build that failed included) */
+    int regraded;      /* of those, how many had a stale report */
+    char *version;     /* the grader's version (grader_version) */
+    char *fingerprint; /* what grades this lab, hashed (grader_fingerprint) */
 } batch;
 
 /* A running child; pid 0 marks a free slot. */
@@ -192,6 +207,169 @@ typedef struct job {
     double start;
     int stopped;       /* killed by the parent at the cap */
 } job;
+
+/* ---- student ids ---------------------------------------------------------------------
+ *
+ * An id is the name of a folder or an archive, so it is whatever bytes a
+ * file name holds. One that is not UTF-8 or holds a control character is
+ * refused (a gradebook, an LMS and a terminal each read it differently).
+ * Two ids are one student's when Unicode calls them canonical caseless
+ * equal (D145): "alice" and "Alice", "café" with its é precomposed and
+ * decomposed. The test compares NFD(fold(NFD(id))), which is equal exactly
+ * when the NFC forms of the folded ids are (unicode_fold.h has the tables).
+ */
+
+typedef struct codepoints {
+    uint32_t *v;
+    int n, cap;
+} codepoints;
+
+static void cp_push(codepoints *c, uint32_t cp)
+{
+    c->v = grow(c->v, c->n, &c->cap, sizeof *c->v);
+    c->v[c->n++] = cp;
+}
+
+static const uf_map *uf_find(const uf_map *table, size_t n, uint32_t cp)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (table[mid].cp == cp)
+            return &table[mid];
+        if (table[mid].cp < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int combining_class(uint32_t cp)
+{
+    size_t lo = 0, hi = GRADER_COUNT(uf_ccc);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (uf_ccc[mid].cp == cp)
+            return uf_ccc[mid].ccc;
+        if (uf_ccc[mid].cp < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Appends cp's full canonical decomposition: Hangul syllables by the
+ * algorithm of Unicode's section 3.12, the others from the table. */
+static void push_decomposed(codepoints *c, uint32_t cp)
+{
+    const uint32_t s_base = 0xAC00, l_base = 0x1100, v_base = 0x1161, t_base = 0x11A7;
+    const uint32_t t_count = 28, n_count = 21 * 28, s_count = 19 * 21 * 28;
+    if (cp >= s_base && cp < s_base + s_count) {
+        uint32_t i = cp - s_base;
+        cp_push(c, l_base + i / n_count);
+        cp_push(c, v_base + (i % n_count) / t_count);
+        if (i % t_count)
+            cp_push(c, t_base + i % t_count);
+        return;
+    }
+    const uf_map *m = uf_find(uf_decomp, GRADER_COUNT(uf_decomp), cp);
+    if (!m) {
+        cp_push(c, cp);
+        return;
+    }
+    for (int i = 0; i < m->len; i++)
+        cp_push(c, uf_decomp_data[m->off + i]);
+}
+
+/* The canonical ordering: marks in a run sorted by class, stably. */
+static void canonical_order(codepoints *c)
+{
+    for (int i = 1; i < c->n; i++) {
+        for (int k = i; k > 0; k--) {
+            int ck = combining_class(c->v[k]), cprev = combining_class(c->v[k - 1]);
+            if (ck == 0 || cprev <= ck)
+                break;
+            uint32_t t = c->v[k];
+            c->v[k] = c->v[k - 1];
+            c->v[k - 1] = t;
+        }
+    }
+}
+
+/* NFD of in, into out (emptied first); with fold, each code point's full case
+ * folding first. */
+static void nfd(const codepoints *in, codepoints *out, int fold)
+{
+    out->n = 0;
+    for (int i = 0; i < in->n; i++) {
+        const uf_map *m = fold ? uf_find(uf_fold, GRADER_COUNT(uf_fold), in->v[i]) : NULL;
+        if (!m) {
+            push_decomposed(out, in->v[i]);
+            continue;
+        }
+        for (int k = 0; k < m->len; k++)
+            push_decomposed(out, uf_fold_data[m->off + k]);
+    }
+    canonical_order(out);
+}
+
+/* Why id cannot be a student id, malloc'd; NULL when it can. */
+static char *id_refusal(const char *id)
+{
+    if (!*id)
+        return gr_asprintf("an empty id");
+    for (const char *p = id; *p;) {
+        unsigned cp;
+        int len = gr_utf8_next(p, &cp);
+        if (len < 0)
+            return gr_asprintf("its name is not UTF-8 (byte 0x%02X at %d): rename it",
+                               (unsigned char)*p, (int)(p - id));
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+            return gr_asprintf("its name holds the control character U+%04X at byte %d: "
+                               "rename it", cp, (int)(p - id));
+        p += len;
+    }
+    return NULL;
+}
+
+/* id folded for comparison, as UTF-8, malloc'd; id is valid (id_refusal). */
+static char *id_key(const char *id)
+{
+    codepoints raw = {0}, a = {0}, b = {0};
+    for (const char *p = id; *p;) {
+        unsigned cp;
+        int len = gr_utf8_next(p, &cp);
+        cp_push(&raw, cp);
+        p += len;
+    }
+    nfd(&raw, &a, 0);
+    nfd(&a, &b, 1);
+    char *key = xcalloc((size_t)b.n * 4 + 1, 1), *o = key;
+    for (int i = 0; i < b.n; i++) {
+        uint32_t cp = b.v[i];
+        if (cp < 0x80) {
+            *o++ = (char)cp;
+        } else if (cp < 0x800) {
+            *o++ = (char)(0xC0 | cp >> 6);
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            *o++ = (char)(0xE0 | cp >> 12);
+            *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        } else {
+            *o++ = (char)(0xF0 | cp >> 18);
+            *o++ = (char)(0x80 | (cp >> 12 & 0x3F));
+            *o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        }
+    }
+    free(raw.v);
+    free(a.v);
+    free(b.v);
+    return key;
+}
 
 /* ---- the submissions folder ------------------------------------------------------- */
 
@@ -209,17 +387,25 @@ static int unread_archive(const char *name)
     return 0;
 }
 
-/* Why an entry of the submissions folder is not graded; NULL when it is. A
- * link to a folder is graded as that folder; an archive as what is in it. */
-static const char *why_skipped(const char *name, const char *path, const struct stat *grades)
+/* Why an entry of the submissions folder is not graded; NULL when it is.
+ * *refused: the entry may be a student's, and the instructor must act. A
+ * link is never followed (the grader runs as root: it could lead anywhere). */
+static const char *why_skipped(const char *name, const char *path, const struct stat *grades,
+                               int *refused)
 {
     struct stat st;
+    *refused = 0;
     if (name[0] == '.')
         return "hidden";
-    if (stat(path, &st) != 0)
-        return "cannot be read (a broken link?)";
+    if (lstat(path, &st) != 0)
+        return "cannot be read";
     if (st.st_dev == grades->st_dev && st.st_ino == grades->st_ino)
         return "the folder the reports go to";
+    if (S_ISLNK(st.st_mode)) {
+        *refused = 1;
+        return "a symbolic link, which the grader does not follow: put the folder or "
+               "archive itself in its place";
+    }
     if (S_ISDIR(st.st_mode))
         return NULL;
     if (S_ISREG(st.st_mode) && gr_archive_suffix(name))
@@ -240,18 +426,37 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const skipped_entry *)a)->name, ((const skipped_entry *)b)->name);
 }
 
-/* The entry name (a folder, or an archive) becomes submission id. */
-static void add_submission(batch *b, const char *name, char *source, int *cap)
+static void hash_submission(const batch *b, submission *s);
+
+static void add_skipped(batch *b, const char *name, char *why, int refused, int *cap)
 {
+    b->skipped = grow(b->skipped, b->nskipped, cap, sizeof *b->skipped);
+    b->skipped[b->nskipped++] = (skipped_entry){gr_asprintf("%s", name), why, refused};
+}
+
+/* The entry name (a folder, or an archive) becomes submission id, unless
+ * it cannot be one (id_refusal): then it is refused. */
+static void add_submission(batch *b, const char *name, char *source, int *cap, int *cap_skipped)
+{
+    size_t suffix = is_dir(source) ? 0 : gr_archive_suffix(name);
+    char *id = gr_asprintf("%.*s", (int)(strlen(name) - suffix), name);
+    char *why = id_refusal(id);
+    if (why) {
+        add_skipped(b, name, why, 1, cap_skipped);
+        free(id);
+        free(source);
+        return;
+    }
     b->subs = grow(b->subs, b->nsubs, cap, sizeof *b->subs);
     submission *s = &b->subs[b->nsubs++];
     memset(s, 0, sizeof *s);
-    size_t suffix = is_dir(source) ? 0 : gr_archive_suffix(name);
-    s->id = gr_asprintf("%.*s", (int)(strlen(name) - suffix), name);
+    s->id = id;
+    s->key = id_key(id);
     s->archive = suffix > 0;
     s->source = source;
     s->report = gr_asprintf("%s/%s.json", b->json_dir, s->id);
     s->points = xcalloc((size_t)b->lab->ntests, sizeof *s->points);
+    hash_submission(b, s);
     s->passed = xcalloc((size_t)b->lab->ntests, sizeof *s->passed);
 }
 
@@ -263,6 +468,8 @@ static void free_submission(submission *s)
     free(s->points);
     free(s->passed);
     free(s->error);
+    free(s->key);
+    free(s->hashes);
 }
 
 /* Two entries with one id (alice/ and alice.zip): the folder is graded, the
@@ -280,10 +487,9 @@ static void skip_duplicates(batch *b, int *cap_skipped)
                 *s = t;
             }
             const char *slash = strrchr(s->source, '/');
-            b->skipped = grow(b->skipped, b->nskipped, cap_skipped, sizeof *b->skipped);
-            b->skipped[b->nskipped++] = (skipped_entry){
-                gr_asprintf("%s", slash ? slash + 1 : s->source),
-                "the same student id as another entry, which is graded: remove one"};
+            add_skipped(b, slash ? slash + 1 : s->source,
+                        gr_asprintf("the same student id as another entry, which is graded: "
+                                    "remove one"), 0, cap_skipped);
             free_submission(s);
             continue;
         }
@@ -292,6 +498,67 @@ static void skip_duplicates(batch *b, int *cap_skipped)
         kept++;
     }
     b->nsubs = kept;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const submission *x = *(submission *const *)a, *y = *(submission *const *)b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : strcmp(x->id, y->id);
+}
+
+/* Two or more ids that are one student's (id_key): each is refused, an
+ * error naming the others, never a second row that looks like a grade. */
+static void refuse_collisions(batch *b)
+{
+    submission **order = xcalloc((size_t)b->nsubs, sizeof *order);
+    for (int k = 0; k < b->nsubs; k++)
+        order[k] = &b->subs[k];
+    qsort(order, (size_t)b->nsubs, sizeof *order, by_key);
+    for (int k = 0, end; k < b->nsubs; k = end) {
+        for (end = k + 1; end < b->nsubs && strcmp(order[end]->key, order[k]->key) == 0;)
+            end++;
+        if (end - k < 2)
+            continue;
+        for (int i = k; i < end; i++) {
+            char *others = gr_asprintf("%s", "");
+            for (int m = k; m < end; m++) {
+                if (m == i)
+                    continue;
+                char *more = gr_asprintf("%s%s'%s'", others, *others ? ", " : "", order[m]->id);
+                free(others);
+                others = more;
+            }
+            submission *s = order[i];
+            s->refused = 1;
+            s->status = SUB_ERROR;
+            s->max_score = grader_lab_points(b->lab);
+            s->error = gr_asprintf("not graded: the same student as %s once case and Unicode "
+                                   "normalisation are set aside: rename or remove one",
+                                   others);
+            free(others);
+        }
+    }
+    free(order);
+}
+
+/* Marks the submissions --only names; each must be one of them. */
+static int mark_only(batch *b, lab_error *err)
+{
+    for (int i = 0; i < b->o->nonly; i++) {
+        const char *id = b->o->only[i];
+        int found = 0;
+        for (int k = 0; k < b->nsubs; k++)
+            if (strcmp(b->subs[k].id, id) == 0)
+                found = b->subs[k].only = 1;
+        if (!found) {
+            char *shown = gr_clean_line(id);
+            lab_errorf(err, "--only %s: no submission with that id in %s", shown, b->dir);
+            free(shown);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* A shard keeps every shard_n-th submission (in id order) from the shard_k-th. */
@@ -327,14 +594,14 @@ static int list_submissions(batch *b, lab_error *err)
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char *path = gr_asprintf("%s/%s", b->dir, e->d_name);
-        const char *why = why_skipped(e->d_name, path, &grades);
+        int refused;
+        const char *why = why_skipped(e->d_name, path, &grades, &refused);
         if (!why) {
-            add_submission(b, e->d_name, path, &cap_subs);
+            add_submission(b, e->d_name, path, &cap_subs, &cap_skipped);
             continue;
         }
         free(path);
-        b->skipped = grow(b->skipped, b->nskipped, &cap_skipped, sizeof *b->skipped);
-        b->skipped[b->nskipped++] = (skipped_entry){gr_asprintf("%s", e->d_name), why};
+        add_skipped(b, e->d_name, gr_asprintf("%s", why), refused, &cap_skipped);
     }
     int read_errno = errno;
     closedir(d);
@@ -343,6 +610,9 @@ static int list_submissions(batch *b, lab_error *err)
     if (b->nsubs > 1)
         qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
     skip_duplicates(b, &cap_skipped);
+    refuse_collisions(b);
+    if (mark_only(b, err) != 0)
+        return -1;
     keep_shard(b);
     if (b->nskipped > 1)
         qsort(b->skipped, (size_t)b->nskipped, sizeof *b->skipped, by_name);
@@ -400,6 +670,65 @@ static int make_work(const char *build, const char *work, lab_error *err)
     return rc;
 }
 
+/*
+ * Removes the work folders of batches that ended without removing their own
+ * (killed, the machine stopped): each running batch holds a lock on
+ * <work>/.lock, so a folder whose lock can be taken is no one's. A folder
+ * without a lock file is left alone (a batch that has just made it).
+ * Returns how many it removed.
+ */
+static int remove_stale_work(const char *grade)
+{
+    DIR *d = opendir(grade);
+    struct dirent *e;
+    int removed = 0;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "batch.", 6) != 0)
+            continue;
+        char *dir = gr_asprintf("%s/%s", grade, e->d_name), *lock = gr_asprintf("%s/.lock", dir);
+        int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            gr_remove_tree(dir);
+            removed++;
+        }
+        if (fd >= 0)
+            close(fd);
+        free(dir);
+        free(lock);
+    }
+    if (d)
+        closedir(d);
+    return removed;
+}
+
+/* Makes b->work, this run's folder of work folders, and takes its lock. */
+static int make_batch_work(batch *b, lab_error *err)
+{
+    char *grade = gr_asprintf("%s/grade", b->build);
+    int made = mkdir(grade, 0755) == 0 || errno == EEXIST;
+    int stale = made ? remove_stale_work(grade) : 0;
+    if (stale > 0)
+        fprintf(stderr, "grader: removed %d work folder%s that an interrupted batch left in "
+                        "%s\n", stale, stale == 1 ? "" : "s", grade);
+    b->work = gr_asprintf("%s/batch.XXXXXX", grade);
+    free(grade);
+    if (!made || !mkdtemp(b->work))
+        return lab_errorf(err, "%s: cannot create: %s", b->work, strerror(errno));
+    /* mkdtemp makes it 0700; the sandbox's user must reach the trees below. */
+    int rc = chmod(b->work, 0755) != 0
+                 ? lab_errorf(err, "%s: cannot open it up: %s", b->work, strerror(errno))
+                 : 0;
+    char *lock = gr_asprintf("%s/.lock", b->work);
+    if (rc == 0)
+        b->lock = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (rc == 0 && (b->lock < 0 || flock(b->lock, LOCK_EX | LOCK_NB) != 0))
+        rc = lab_errorf(err, "%s: cannot lock: %s", lock, strerror(errno));
+    free(lock);
+    if (rc != 0)
+        gr_remove_tree(b->work);
+    return rc;
+}
+
 /* ---- reports ------------------------------------------------------------------------ */
 
 static json_t *test_named(json_t *tests, const char *name)
@@ -453,6 +782,7 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
         skipped += strcmp(json_string_value(status), "skipped") == 0;
     }
     s->skipped = skipped;
+    s->hidden = json_is_true(json_object_get(root, "hidden_inputs"));
     s->score = (int)json_integer_value(score);
     s->max_score = (int)json_integer_value(max);
     s->status = json_is_string(error) ? SUB_ERROR
@@ -465,17 +795,184 @@ done:
     return rc;
 }
 
+/* ---- what a report was made from ------------------------------------------------------
+ *
+ * A report records the sha256 of what it graded (each student file of a
+ * folder; the archive, for an archive), the grader's version (its commit,
+ * for people) with the sha256 of what grades the lab (grader_fingerprint),
+ * and whether hidden inputs were drawn. A resume takes a report only when
+ * the hashes and hidden inputs match this run; otherwise the submission is
+ * graded again (report_stale).
+ */
+
+#define HASH_MAX_BYTES (256L << 20) /* a file past this is not read: it cannot be graded */
+
+/* The sha256 of the regular file at path, in hex; "" when there is none
+ * there (missing, a link, not a regular file, too large). The file is the
+ * student's: opened without following a link or blocking on a FIFO. */
+static void hash_file(const char *path, char hex[65])
+{
+    hex[0] = '\0';
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > HASH_MAX_BYTES) {
+        close(fd);
+        return;
+    }
+    struct sha256_ctx ctx;
+    unsigned char buf[65536], digest[SHA256_DIGEST_SIZE];
+    ssize_t n;
+    sha256_init(&ctx);
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        sha256_update(&ctx, (size_t)n, buf);
+    close(fd);
+    if (n < 0)
+        return;
+    sha256_digest(&ctx, sizeof digest, digest);
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+}
+
+/* s->hashes: each student file of a folder, or the archive itself. */
+static void hash_submission(const batch *b, submission *s)
+{
+    const char *const *files = b->lab->student_files;
+    int n = 0;
+    while (files[n])
+        n++;
+    if (s->archive) {
+        const char *slash = strrchr(s->source, '/');
+        s->nhashes = 1;
+        s->hashes = xcalloc(1, sizeof *s->hashes);
+        s->hashes[0].name = slash ? slash + 1 : s->source;
+        hash_file(s->source, s->hashes[0].sha256);
+        return;
+    }
+    s->nhashes = n;
+    s->hashes = xcalloc((size_t)n, sizeof *s->hashes);
+    for (int i = 0; i < n; i++) {
+        char *path = gr_asprintf("%s/%s", s->source, files[i]);
+        s->hashes[i].name = files[i];
+        hash_file(path, s->hashes[i].sha256);
+        free(path);
+    }
+}
+
+/* The grader's version: the course's commit (git), with "+changes" when
+ * its files differ from it; GRADER_VERSION when the build set one;
+ * "unknown" where neither can be had (a copy without .git). */
+static char *grader_version(const char *root)
+{
+#ifdef GRADER_VERSION
+    (void)root;
+    return gr_asprintf("%s", GRADER_VERSION);
+#else
+    char *cmd = gr_asprintf("git -C '%s' rev-parse HEAD 2>/dev/null && "
+                            "{ git -C '%s' diff --quiet HEAD -- grading common data 2>/dev/null "
+                            "|| echo +changes; }", root, root);
+    char line[128] = "", more[32] = "";
+    FILE *p = strchr(root, '\'') ? NULL : popen(cmd, "r");
+    free(cmd);
+    if (p) {
+        if (!fgets(line, sizeof line, p))
+            line[0] = '\0';
+        if (!fgets(more, sizeof more, p))
+            more[0] = '\0';
+        pclose(p);
+    }
+    line[strcspn(line, "\n")] = '\0';
+    more[strcspn(more, "\n")] = '\0';
+    if (strlen(line) != 40)
+        return gr_asprintf("unknown");
+    return gr_asprintf("%s%s", line, more);
+#endif
+}
+
+/* The sha256 of what decides a grade for the lab: the grader's program,
+ * the lab's suite and reference objects and data/MANIFEST (so the goldens),
+ * in hex. Unlike the commit, it stays when the course changes elsewhere. */
+static char *grader_fingerprint(const batch *b)
+{
+    char *exe = realpath("/proc/self/exe", NULL);
+    char *paths[] = {gr_asprintf("%s", exe ? exe : "/proc/self/exe"),
+                     gr_asprintf("%s/grading/%s_suite.o", b->build, b->lab->name),
+                     gr_asprintf("%s/grading/%s_reference.o", b->build, b->lab->name),
+                     gr_asprintf("%s/data/MANIFEST", b->o->root)};
+    struct sha256_ctx ctx;
+    unsigned char digest[SHA256_DIGEST_SIZE];
+    char hex[65];
+    sha256_init(&ctx);
+    for (int i = 0; i < GRADER_COUNT(paths); i++) {
+        char one[65];
+        hash_file(paths[i], one); /* "" for a file that is not there (no lab5 reference) */
+        sha256_update(&ctx, sizeof one, (const uint8_t *)one);
+        free(paths[i]);
+    }
+    free(exe);
+    sha256_digest(&ctx, sizeof digest, digest);
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return gr_asprintf("%s", hex);
+}
+
+/* Why s's report at its path does not hold for this run, malloc'd; NULL when
+ * it does. A merge has no seed of its own unless given one: then hidden
+ * inputs are not compared. */
+static char *report_stale(const batch *b, const submission *s)
+{
+    json_t *root = json_load_file(s->report, 0, NULL);
+    json_t *files = json_object_get(root, "sha256"), *grader = json_object_get(root, "grader_sha256");
+    json_t *hidden = json_object_get(root, "hidden_inputs");
+    int want_hidden = b->o->seed != NULL;
+    char *why = NULL;
+    if (!json_is_object(files) || !json_is_string(grader) || !json_is_boolean(hidden))
+        why = gr_asprintf("its report does not say what it graded (an older grader's)");
+    for (int i = 0; !why && i < s->nhashes; i++) {
+        json_t *h = json_object_get(files, s->hashes[i].name);
+        const char *was = json_is_string(h) ? json_string_value(h) : "";
+        if (strcmp(was, s->hashes[i].sha256) != 0)
+            why = gr_asprintf("%s changed since its report", s->hashes[i].name);
+    }
+    if (!why && strcmp(json_string_value(grader), b->fingerprint) != 0)
+        why = gr_asprintf("the grader, the lab's tests or its goldens changed since its report");
+    if (!why && (!b->o->merge || want_hidden) && json_is_true(hidden) != want_hidden)
+        why = gr_asprintf(want_hidden ? "its report was graded without hidden inputs"
+                                      : "its report drew hidden inputs, and this run has "
+                                        "no seed");
+    json_decref(root);
+    return why;
+}
+
 /* Writes r as a json report to path, whole or not at all. */
-static int save_report(const gr_report *r, const char *path, int verbose, lab_error *err)
+static int save_as(const gr_report *r, const char *path, gr_format format, int verbose,
+                   lab_error *err)
 {
     atomic_file af;
     if (atomic_file_open(&af, path, err) != 0)
         return -1;
-    if (gr_write_report(af.f, r, GR_FORMAT_JSON, verbose, err) != 0) {
+    if (gr_write_report(af.f, r, format, verbose, err) != 0) {
         atomic_file_abort(&af);
         return -1;
     }
     return atomic_file_commit(&af, err);
+}
+
+/* <json_dir>/<id>.txt: the scorecard, for the student. */
+static char *scorecard_path(const batch *b, const submission *s)
+{
+    return gr_asprintf("%s/%s.txt", b->json_dir, s->id);
+}
+
+/* s's scorecard (<id>.txt), then its json report: the json last, since a
+ * resume takes a submission whose json is there as done. */
+static int save_report(const batch *b, const submission *s, const gr_report *r, lab_error *err)
+{
+    char *text = scorecard_path(b, s);
+    int rc = save_as(r, text, GR_FORMAT_TEXT, 0, err);
+    free(text);
+    return rc == 0 ? save_as(r, s->report, GR_FORMAT_JSON, b->o->verbose, err) : -1;
 }
 
 /*
@@ -494,6 +991,12 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     gr_report r = {0};
     r.lab = lab;
     r.source = s->source;
+    r.student = s->id;
+    r.grader = b->version;
+    r.grader_sha256 = b->fingerprint;
+    r.files = s->hashes;
+    r.nfiles = s->nhashes;
+    r.hidden_inputs = b->o->seed != NULL;
     r.build_ok = 1; /* unknown; "error" says the report is not a grade */
     r.results = results;
     r.nresults = lab->ntests;
@@ -510,12 +1013,16 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     json_t *root = written ? json_loadb(text, len, 0, NULL) : NULL;
     json_t *why = json_string(what);
     if (!why) { /* not UTF-8: a student id can be any bytes */
-        char *ascii = plain_text(what, 1);
+        char *ascii = ascii_text(what);
         why = json_string(ascii);
         free(ascii);
     }
-    int rc = 0;
-    if (json_object_set_new(root, "error", why) != 0) { /* NULL root: why is released */
+    char *scorecard = scorecard_path(b, s);
+    int rc = save_as(&r, scorecard, GR_FORMAT_TEXT, 0, err);
+    free(scorecard);
+    if (rc != 0) {
+        json_decref(why);
+    } else if (json_object_set_new(root, "error", why) != 0) { /* NULL root: why is released */
         rc = lab_errorf(err, "%s: cannot build the error report (out of memory?)", s->report);
     } else {
         atomic_file af;
@@ -533,16 +1040,18 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     return rc;
 }
 
-/* Removes the temporary files (atomic_file's "<id>.json.tmp.XXXXXX") that a
- * child killed while writing its report left. */
+/* Removes the temporary files (atomic_file's "<id>.json.tmp.XXXXXX" and
+ * "<id>.txt.tmp.XXXXXX") that a child killed while writing its report left. */
 static void remove_temporaries(const batch *b, const submission *s)
 {
-    char *prefix = gr_asprintf("%s.json.tmp.", s->id);
-    size_t n = strlen(prefix);
+    char *prefix = gr_asprintf("%s.json.tmp.", s->id), *text = gr_asprintf("%s.txt.tmp.", s->id);
+    size_t n = strlen(prefix), nt = strlen(text);
     DIR *d = opendir(b->json_dir);
     struct dirent *e;
     while (d && (e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, prefix, n) != 0 || strlen(e->d_name + n) != 6)
+        int ours = (strncmp(e->d_name, prefix, n) == 0 && strlen(e->d_name + n) == 6) ||
+                   (strncmp(e->d_name, text, nt) == 0 && strlen(e->d_name + nt) == 6);
+        if (!ours)
             continue;
         char *path = gr_asprintf("%s/%s", b->json_dir, e->d_name);
         unlink(path);
@@ -551,6 +1060,7 @@ static void remove_temporaries(const batch *b, const submission *s)
     if (d)
         closedir(d);
     free(prefix);
+    free(text);
 }
 
 /* ---- progress ------------------------------------------------------------------------- */
@@ -558,11 +1068,11 @@ static void remove_temporaries(const batch *b, const submission *s)
 /* "[3/100] alice 87/100 (4.2 s)", on standard error. */
 static void progress(batch *b, const submission *s)
 {
-    char *id = plain_text(s->id, 0);
+    char *id = gr_clean_line(s->id);
     b->done++;
     fprintf(stderr, "[%d/%d] %s ", b->done, b->nsubs, id);
     if (s->status == SUB_ERROR) {
-        char *why = plain_text(s->error ? s->error : "", 0);
+        char *why = gr_clean_line(s->error ? s->error : "");
         fprintf(stderr, "error: %s", why);
         free(why);
     } else {
@@ -600,12 +1110,32 @@ static void record_error(const batch *b, submission *s, const char *what)
 static int try_resume(batch *b, submission *s)
 {
     lab_error err;
-    if (b->o->force || access(s->report, F_OK) != 0)
+    if (b->o->force || s->only || access(s->report, F_OK) != 0)
         return 0;
     if (read_report(b->lab, s->report, s, &err) != 0) {
-        char *why = plain_text(err.msg, 0);
+        char *why = gr_clean_line(err.msg);
         fprintf(stderr, "grader: %s; grading it again\n", why);
         free(why);
+        return 0;
+    }
+    char *stale = report_stale(b, s);
+    if (stale) {
+        char *id = gr_clean_line(s->id), *why = gr_clean_line(stale);
+        fprintf(stderr, "grader: %s: %s; %s\n", id, why,
+                b->o->merge ? "a merge cannot grade: run its shard again" : "grading it again");
+        free(id);
+        free(why);
+        if (b->o->merge) {
+            s->status = SUB_ERROR;
+            s->score = 0;
+            free(s->error);
+            s->error = gr_asprintf("its report is stale: %s (run its shard again)", stale);
+            free(stale);
+            progress(b, s);
+            return 1;
+        }
+        s->regraded = 1;
+        free(stale);
         return 0;
     }
     s->resumed = 1;
@@ -659,8 +1189,13 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
         o.source_dir = unpacked;
     }
     int rc = gr_grade(&o, &r, &err);
+    r.student = s->id;
+    r.grader = b->version;
+    r.grader_sha256 = b->fingerprint;
+    r.files = s->hashes;
+    r.nfiles = s->nhashes;
     if (rc == 0)
-        rc = save_report(&r, s->report, b->o->verbose, &err);
+        rc = save_report(b, s, &r, &err);
     int full = r.score == r.max_score;
     gr_report_free(&r);
     free(unpacked);
@@ -812,6 +1347,7 @@ static void finish_job(batch *b, job *jobs, job *j, int status)
         free(what);
     } else {
         b->graded++;
+        b->regraded += s->regraded;
     }
     progress(b, s);
 }
@@ -823,6 +1359,10 @@ static void grade_all(batch *b, job *jobs)
     while (next < b->nsubs || running > 0) {
         while (next < b->nsubs && running < njobs) {
             int sub = next++;
+            if (b->subs[sub].refused) {
+                progress(b, &b->subs[sub]);
+                continue;
+            }
             if (try_resume(b, &b->subs[sub]))
                 continue;
             if (b->o->merge) {
@@ -866,25 +1406,9 @@ static void grade_all(batch *b, job *jobs)
 
 /* ---- the gradebook, the histogram, the summary ------------------------------------------ */
 
-/* A CSV field as RFC 4180 says: quoted when it holds a comma, a quote or a
- * line break, with each quote doubled. */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-/* student,score,max_score,status,<test>...: one row per submission, the
- * points each test earned; CRLF line ends, as RFC 4180 has them. */
+/* student,score,max_score,status,<test>...,hidden_inputs: one row per
+ * submission, the points each test earned, and whether its report drew
+ * hidden inputs (yes or no); CRLF line ends, as RFC 4180 has them. */
 static int write_gradebook(const batch *b, lab_error *err)
 {
     const grader_lab *lab = b->lab;
@@ -894,16 +1418,16 @@ static int write_gradebook(const batch *b, lab_error *err)
     fputs("student,score,max_score,status", af.f);
     for (int i = 0; i < lab->ntests; i++) {
         fputc(',', af.f);
-        csv_field(af.f, lab->tests[i].name);
+        gr_write_csv_cell(af.f, lab->tests[i].name);
     }
-    fputs("\r\n", af.f);
+    fputs(",hidden_inputs\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
-        csv_field(af.f, s->id);
+        gr_write_csv_cell(af.f, s->id);
         fprintf(af.f, ",%d,%d,%s", s->score, s->max_score, status_names[s->status]);
         for (int i = 0; i < lab->ntests; i++)
             fprintf(af.f, ",%d", s->points[i]);
-        fputs("\r\n", af.f);
+        fputs(s->hidden ? ",yes\r\n" : ",no\r\n", af.f);
     }
     return atomic_file_commit(&af, err);
 }
@@ -911,9 +1435,12 @@ static int write_gradebook(const batch *b, lab_error *err)
 /* The LMS's file (o->lms): "canvas", Canvas's gradebook import (its
  * export's first five columns, Student, ID, SIS User ID, SIS Login ID and
  * Section, then the assignment's points; rows matched by SIS Login ID, the
- * submission's id); "moodle", Moodle's CSV grade import (Username and the
- * points, mapped by the import's form). A submission that ended in an error
- * gets an empty score, not a 0, so the import leaves its grade alone. */
+ * submission's id); "moodle", Moodle's CSV grade import (Username, the
+ * points and Feedback, mapped by the import's form). A submission that ended
+ * in an error scores 0 there, which the import keeps (an empty cell would
+ * leave an older grade in place: a student could keep one by making the new
+ * submission fail); Moodle's feedback says why, Canvas's import has no
+ * column for it, and the summary lists every error with its cause. */
 static int write_lms(const batch *b, lab_error *err)
 {
     int canvas = strcmp(b->o->lms, "canvas") == 0;
@@ -922,19 +1449,25 @@ static int write_lms(const batch *b, lab_error *err)
         return -1;
     char *column = gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
     fputs(canvas ? "Student,ID,SIS User ID,SIS Login ID,Section," : "Username,", af.f);
-    csv_field(af.f, column);
-    fputs("\r\n", af.f);
+    gr_write_csv_cell(af.f, column);
+    fputs(canvas ? "\r\n" : ",Feedback\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
-        csv_field(af.f, s->id);
+        gr_write_csv_cell(af.f, s->id);
         if (canvas) {
             fputs(",,,", af.f);
-            csv_field(af.f, s->id);
+            gr_write_csv_cell(af.f, s->id);
             fputc(',', af.f);
         }
-        fputc(',', af.f);
-        if (s->status != SUB_ERROR)
-            fprintf(af.f, "%d", s->score);
+        fprintf(af.f, ",%d", s->status == SUB_ERROR ? 0 : s->score);
+        if (!canvas) {
+            fputc(',', af.f);
+            if (s->status == SUB_ERROR) {
+                char *why = gr_asprintf("not graded: %s", s->error ? s->error : "an error");
+                gr_write_csv_cell(af.f, why);
+                free(why);
+            }
+        }
         fputs("\r\n", af.f);
     }
     free(column);
@@ -1052,15 +1585,41 @@ static void print_most_failed(const batch *b)
     free(failed);
 }
 
+static int count_refused(const batch *b)
+{
+    int n = 0;
+    for (int k = 0; k < b->nskipped; k++)
+        n += b->skipped[k].refused;
+    return n;
+}
+
+/* The entries skipped (refused 0) or refused (1), each with why. */
+static void print_skipped(const batch *b, const char *title, int refused, int w)
+{
+    printf("\n%s:\n", title);
+    for (int k = 0; k < b->nskipped; k++) {
+        if (b->skipped[k].refused != refused)
+            continue;
+        char *name = gr_clean_line(b->skipped[k].name), *why = gr_clean_line(b->skipped[k].why);
+        printf("  %-*s  %s\n", w, name, why);
+        free(name);
+        free(why);
+    }
+}
+
 static void print_summary(const batch *b, const char *gradebook_error)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
-    int max = grader_lab_points(b->lab), w = id_width(b);
+    int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
+    int only = 0, hidden = 0, reports = 0;
     int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
     double sum = 0;
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         resumed += s->resumed;
+        only += s->only;
+        hidden += s->hidden && s->status != SUB_ERROR;
+        reports += s->status != SUB_ERROR;
         errors += s->status == SUB_ERROR;
         resumed_errors += s->status == SUB_ERROR && s->resumed;
         build_failed += s->status == SUB_BUILD_FAILED;
@@ -1075,12 +1634,27 @@ static void print_summary(const batch *b, const char *gradebook_error)
     if (b->o->shard_n > 0)
         printf(", shard %d of %d", b->o->shard_k, b->o->shard_n);
     printf(b->o->merge ? ", merged from the reports\n" : "\n");
+    if (b->o->seed)
+        printf("  hidden inputs: on (a seed was given); %d of the %d graded drew them\n", hidden,
+               reports);
+    else
+        printf("  hidden inputs: %s; %d of the %d graded drew them\n",
+               b->o->merge ? "not checked (a merge without a seed)" : "off (no seed)", hidden,
+               reports);
     printf("  %-9s %6d  this run\n", "graded", b->graded);
+    if (b->regraded > 0)
+        printf("  %-9s %6d  of them had a stale report (what it graded changed)\n", "regraded",
+               b->regraded);
+    if (only > 0)
+        printf("  %-9s %6d  of them named by --only\n", "only", only);
     printf("  %-9s %6d  from the reports of an earlier run\n", "resumed", resumed);
     printf("  %-9s %6d  not graded", "errors", errors);
     if (resumed_errors > 0)
         printf(" (%d of them resumed: --force grades again)", resumed_errors);
-    printf("\n  %-9s %6d  not submissions\n", "skipped", b->nskipped);
+    printf("\n  %-9s %6d  not submissions\n", "skipped", b->nskipped - refused);
+    if (refused > 0)
+        printf("  %-9s %6d  not graded, and not in the gradebook: see why below\n", "refused",
+               refused);
     printf("  %-9s %6d  did not build, or a file was missing (score 0)\n", "no build",
            build_failed);
     if (with_skips > 0)
@@ -1093,20 +1667,16 @@ static void print_summary(const batch *b, const char *gradebook_error)
                sum / n, max, n);
         printf("  %-9s %6.1f  of %d\n", "median", median, max);
     }
-    if (b->nskipped > 0) {
-        printf("\nSkipped:\n");
-        for (int k = 0; k < b->nskipped; k++) {
-            char *name = plain_text(b->skipped[k].name, 0);
-            printf("  %-*s  %s\n", w, name, b->skipped[k].why);
-            free(name);
-        }
-    }
+    if (b->nskipped - refused > 0)
+        print_skipped(b, "Skipped", 0, w);
+    if (refused > 0)
+        print_skipped(b, "Refused (each may be a student's: fix it, then run again)", 1, w);
     if (errors > 0) {
         printf("\nErrors (the report says what happened):\n");
         for (int k = 0; k < b->nsubs; k++) {
             if (b->subs[k].status != SUB_ERROR)
                 continue;
-            char *id = plain_text(b->subs[k].id, 0), *why = plain_text(b->subs[k].error, 0);
+            char *id = gr_clean_line(b->subs[k].id), *why = gr_clean_line(b->subs[k].error);
             printf("  %-*s  %s\n", w, id, why);
             free(id);
             free(why);
@@ -1121,6 +1691,7 @@ static void print_summary(const batch *b, const char *gradebook_error)
     if (b->lms && !gradebook_error)
         printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
+    printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);
     draw_histogram(b, scores, n, max);
     free(scores);
 }
@@ -1164,6 +1735,7 @@ static int set_up(batch *b, lab_error *err)
     if (!csv_ok)
         return lab_errorf(err, "%s: the gradebook's folder does not exist", b->csv);
     b->cap_s = o->timeout_s > 0 ? o->timeout_s : gr_batch_default_cap(b->lab);
+    b->version = grader_version(o->root);
 
     /* A golden that does not match would fail every submission alike. */
     char *data = gr_asprintf("%s/data", o->root), *golden = gr_asprintf("golden/%s", b->lab->name);
@@ -1176,29 +1748,23 @@ static int set_up(batch *b, lab_error *err)
     if (!(b->build = realpath(o->build, NULL)))
         return lab_errorf(err, "%s: the build folder: %s (make grader builds it)", o->build,
                           strerror(errno));
+    b->fingerprint = grader_fingerprint(b);
     /* Decided here, once, and inherited by every child. */
     const char *const readable[] = {o->root, b->build, NULL};
     gr_sandbox_warn(gr_sandbox_get(readable));
     if (list_submissions(b, err) != 0)
         return -1;
-    char *grade = gr_asprintf("%s/grade", b->build);
-    int made = mkdir(grade, 0755) == 0 || errno == EEXIST;
-    b->work = gr_asprintf("%s/batch.XXXXXX", grade);
-    free(grade);
-    if (!made || !mkdtemp(b->work))
-        return lab_errorf(err, "%s: cannot create: %s", b->work, strerror(errno));
-    /* mkdtemp makes it 0700; the sandbox's user must reach the trees below. */
-    if (chmod(b->work, 0755) != 0)
-        return lab_errorf(err, "%s: cannot open it up: %s", b->work, strerror(errno));
-    return 0;
+    return make_batch_work(b, err);
 }
 
 static void free_batch(batch *b)
 {
     for (int k = 0; k < b->nsubs; k++)
         free_submission(&b->subs[k]);
-    for (int k = 0; k < b->nskipped; k++)
+    for (int k = 0; k < b->nskipped; k++) {
         free(b->skipped[k].name);
+        free(b->skipped[k].why);
+    }
     free(b->subs);
     free(b->skipped);
     free(b->dir);
@@ -1207,11 +1773,16 @@ static void free_batch(batch *b)
     free(b->lms);
     free(b->build);
     free(b->work);
+    free(b->version);
+    free(b->fingerprint);
+    if (b->lock >= 0)
+        close(b->lock);
 }
 
 int gr_batch(const gr_batch_options *o, lab_error *err)
 {
     batch b = {0};
+    b.lock = -1;
     b.o = o;
     b.lab = o->lab;
     if (o->jobs < 1) {
@@ -1240,7 +1811,7 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
     if (book == 0 && b.lms)
         book = write_lms(&b, &book_err);
     print_summary(&b, book == 0 ? NULL : book_err.msg);
-    int errors = 0;
+    int errors = count_refused(&b);
     for (int k = 0; k < b.nsubs; k++)
         errors += b.subs[k].status == SUB_ERROR;
     free_batch(&b);

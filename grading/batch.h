@@ -2,7 +2,10 @@
  * batch.h - grading a folder of submissions at once: ./grader --batch DIR LAB.
  *
  * DIR holds one folder or archive per student, named by the student's id
- * (alice/, bob.zip: unpack.h). Each is graded by gr_grade (only the lab's
+ * (alice/, bob.zip: unpack.h). An id that is not UTF-8 or holds a control
+ * character, and an entry that is a symbolic link, are refused (listed, not
+ * graded); ids that are one student's once case and Unicode normalisation
+ * are set aside (alice, Alice) are each an error naming the others. Each is graded by gr_grade (only the lab's
  * student files are taken from it) in
  * a child process of its own, at most `jobs` at once, and the child writes
  * the json report (report.h) to <json_dir>/<id>.json, atomically. No result
@@ -10,7 +13,10 @@
  * and whatever it started, and writes an error report in its place (score 0,
  * every test "error", and one field more than the json format has, "error":
  * what happened). A submission whose report is already there is read back,
- * not graded again (unless force), so an interrupted run resumes.
+ * not graded again (unless force), so an interrupted run resumes; but only
+ * when it still holds: it records the sha256 of what it graded, the
+ * grader's version and whether hidden inputs were drawn, and a submission
+ * whose report differs from this run on any of them is graded again.
  *
  * At the end: the gradebook, a CSV with one row per student (RFC 4180),
  * written atomically; a histogram of the scores (gnuplot: scores.png, .gp
@@ -47,6 +53,8 @@ typedef struct gr_batch_options {
     int shard_k, shard_n;  /* grade the k-th of n slices (1 <= k <= n); n 0: all */
     int merge;             /* grade nothing: the gradebook from json_dir's reports */
     const char *seed;      /* hidden inputs for every submission (gr_options.seed) */
+    const char *const *only; /* grade these ids again, whatever their reports */
+    int nonly;
     const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
                               "canvas" or "moodle"; NULL: none */
 } gr_batch_options;

@@ -8,6 +8,7 @@
  * on a machine without a GPU). With --batch: 0 every submission graded, 1 any not graded
  * (an error), 2 a usage or setup error.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,8 @@ static void usage(FILE *f)
           "                     also check inputs drawn from S, any string, against the\n"
           "                     reference solution (default: $FP8LAB_SEED; the report\n"
           "                     never shows S)\n"
+          "  --seed-file FILE   --seed with the first line of FILE: no quoting to get\n"
+          "                     wrong in a shell, make or Slurm\n"
           "  --format FORMAT    text (default), json, gradescope, tap, junit or autolab\n"
           "                     (the scorecard, then Autolab's line of JSON scores)\n"
           "  -A                 --format autolab\n"
@@ -63,9 +66,14 @@ static void usage(FILE *f)
           "                     (default DIR.grades, beside DIR)\n"
           "  --csv FILE         the gradebook (default DIR2/grades.csv)\n"
           "  --force            grade again the submissions that have a report in DIR2\n"
-          "                     (without it, those are read back: a run resumes)\n"
+          "                     (without it, those are read back: a run resumes; a report\n"
+          "                     whose submission, grader version or hidden inputs differ\n"
+          "                     from this run is graded again, and the summary says so)\n"
+          "  --only ID          grade student ID again (repeat it for more); the others\n"
+          "                     resume\n"
           "  --timeout SECONDS  stop grading a submission after this long and report an\n"
           "                     error for it (default 10 x the lab's time limits + 120 s)\n"
+          "Beside each report, DIR2/<id>.txt, the scorecard to return to the student.\n"
           "A summary, and a histogram of the scores (DIR2/scores.png), come at the end.\n"
           "  --shard K/N        grade only the K-th of N slices of DIR (every N-th\n"
           "                     submission in id order, from the K-th), e.g. one per\n"
@@ -75,7 +83,8 @@ static void usage(FILE *f)
           "                     from the reports the shards wrote to DIR2\n"
           "  --lms LMS          also DIR2/lms-LMS.csv for an LMS's grade import: canvas\n"
           "                     (rows matched by SIS Login ID, the student id) or moodle\n"
-          "                     (Username); a submission in error gets no score there\n"
+          "                     (Username, Feedback); a submission in error scores 0\n"
+          "                     there, which the import keeps (INSTRUCTORS.md)\n"
           "\n"
           "Exit status: 0 full marks, 1 less, 2 a usage or setup error, 3 nothing failed but\n"
           "some tests were SKIPPED (GPU tests without a GPU). With --batch:\n"
@@ -127,10 +136,43 @@ static int write_report(const gr_report *r, gr_format format, int verbose, const
     return 0;
 }
 
+/* The seed in path: its first line, without the line end; the file must
+ * hold nothing else but that line. Says what is wrong and returns -1. */
+static int read_seed_file(const char *path, char *seed, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "grader: --seed-file %s: cannot open: %s\n", path, strerror(errno));
+        return -1;
+    }
+    size_t n = fread(seed, 1, size - 1, f);
+    int more = fgetc(f) != EOF, bad = ferror(f);
+    fclose(f);
+    seed[n] = '\0';
+    if (n > 0 && seed[n - 1] == '\n')
+        seed[--n] = '\0';
+    if (n > 0 && seed[n - 1] == '\r')
+        seed[--n] = '\0';
+    const char *why = bad                      ? "cannot be read"
+                      : more || n > 200        ? "longer than a seed may be (200 characters)"
+                      : strlen(seed) != n      ? "holds a NUL byte"
+                      : strpbrk(seed, "\r\n") ? "holds more than one line"
+                      : n == 0                 ? "is empty"
+                                               : NULL;
+    if (why) {
+        fprintf(stderr, "grader: --seed-file %s: %s; it holds the seed, any string on one "
+                        "line\n", path, why);
+        return -1;
+    }
+    return 0;
+}
+
 /* The options of --batch, as given. */
 typedef struct batch_args {
     const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms;
     int force, merge;
+    const char **only;
+    int nonly;
 } batch_args;
 
 /* --batch: reads the numbers, then grades the folder (batch.c). */
@@ -147,6 +189,8 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.force = a->force;
     b.merge = a->merge;
     b.seed = o->seed;
+    b.only = a->only;
+    b.nonly = a->nonly;
     if (a->lms && strcmp(a->lms, "canvas") != 0 && strcmp(a->lms, "moodle") != 0) {
         fprintf(stderr, "grader: --lms %s: canvas or moodle\n", a->lms);
         return 2;
@@ -164,9 +208,9 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
         b.shard_k = k;
         b.shard_n = n;
     }
-    if (a->merge && (a->shard || a->force || a->jobs || a->timeout)) {
-        fprintf(stderr, "grader: --merge grades nothing: it takes no --shard, --force, -j "
-                        "or --timeout\n");
+    if (a->merge && (a->shard || a->force || a->jobs || a->timeout || a->nonly)) {
+        fprintf(stderr, "grader: --merge grades nothing: it takes no --shard, --force, -j, "
+                        "--timeout or --only\n");
         return 2;
     }
     b.verbose = verbose;
@@ -202,7 +246,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
-        OPT_SEED, OPT_LMS
+        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_ONLY
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -214,9 +258,13 @@ int main(int argc, char **argv)
         {"force", no_argument, 0, OPT_FORCE},       {"timeout", required_argument, 0, OPT_TIMEOUT},
         {"shard", required_argument, 0, OPT_SHARD}, {"merge", no_argument, 0, OPT_MERGE},
         {"seed", required_argument, 0, OPT_SEED},   {"lms", required_argument, 0, OPT_LMS},
+        {"seed-file", required_argument, 0, OPT_SEED_FILE},
+        {"only", required_argument, 0, OPT_ONLY},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, c;
     const char *dir = NULL, *test = NULL, *output = NULL, *seed = getenv("FP8LAB_SEED");
+    const char *seed_file = NULL;
+    static char seed_buf[256];
     gr_format format = GR_FORMAT_TEXT;
     batch_args batch = {0};
 
@@ -242,6 +290,15 @@ int main(int argc, char **argv)
         case OPT_SHARD: batch.shard = optarg; break;
         case OPT_MERGE: batch.merge = 1; break;
         case OPT_SEED: seed = optarg; break;
+        case OPT_SEED_FILE: seed_file = optarg; break;
+        case OPT_ONLY:
+            batch.only = realloc(batch.only, (size_t)(batch.nonly + 1) * sizeof *batch.only);
+            if (!batch.only) {
+                fputs("grader: out of memory\n", stderr);
+                return 2;
+            }
+            batch.only[batch.nonly++] = optarg;
+            break;
         case OPT_LMS: batch.lms = optarg; break;
         case OPT_FORMAT: {
             format_given = 1;
@@ -269,10 +326,10 @@ int main(int argc, char **argv)
         return 2;
     }
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
-                     batch.timeout || batch.shard || batch.merge || batch.lms;
+                     batch.timeout || batch.shard || batch.merge || batch.lms || batch.nonly;
     if (!batch.dir && batch_only) {
         fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
-                        "--merge and --lms go with --batch DIR\n");
+                        "--merge, --lms and --only go with --batch DIR\n");
         return 2;
     }
     if (batch.dir && (solution || dir || test || format_given || output || keep)) {
@@ -289,6 +346,11 @@ int main(int argc, char **argv)
     o.only_test = test;
     o.show = verbose ? 10 : 1;
     o.keep = keep;
+    if (seed_file) {
+        if (read_seed_file(seed_file, seed_buf, sizeof seed_buf) != 0)
+            return 2;
+        seed = seed_buf;
+    }
     if (seed && !*seed)
         seed = NULL;
     if (seed && (strlen(seed) > 200 || strpbrk(seed, "\n\r"))) {

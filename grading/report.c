@@ -9,6 +9,8 @@
  *               "Autograder Specifications")
  *   tap         TAP version 14, a YAML block under each test that did not pass
  *   junit       JUnit XML as Jenkins and GitLab read it
+ *   csv         not a report: the one function that writes a cell of any CSV
+ *               file the grader writes (the gradebook, the LMS files)
  *   autolab     the text scorecard, then Autolab's one line of JSON,
  *               {"scores": {TEST: POINTS, ...}, "scoreboard": [SCORE]}, last
  *               (Autolab's "Writing autograders": the last line of the
@@ -89,8 +91,10 @@ static const char *status_key(gr_status s)
 
 typedef enum clean_level {
     CLEAN_UTF8,     /* invalid UTF-8 -> U+FFFD; control characters stay (JSON escapes them) */
-    CLEAN_CONTROLS  /* also every control character but tab and newline -> U+FFFD; CR and
+    CLEAN_CONTROLS, /* also every control character but tab and newline -> U+FFFD; CR and
                      * CRLF -> newline (for the terminal, YAML and XML 1.0) */
+    CLEAN_LINE      /* every control character, tab and newline too -> U+FFFD (one
+                     * line of a terminal) */
 } clean_level;
 
 #define REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD in UTF-8 */
@@ -142,7 +146,7 @@ static int utf8_next(const unsigned char *s, unsigned *cp)
  * the C1 controls (a terminal obeys some of them) and a stray BOM. */
 static int keeps(unsigned cp, clean_level level)
 {
-    if (level == CLEAN_UTF8 || cp == '\t' || cp == '\n')
+    if (level == CLEAN_UTF8 || (level == CLEAN_CONTROLS && (cp == '\t' || cp == '\n')))
         return 1;
     if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
         return 0;
@@ -175,6 +179,41 @@ static char *clean_text(const char *s, clean_level level)
     }
     *o = '\0';
     return out;
+}
+
+int gr_utf8_next(const char *s, unsigned *cp)
+{
+    return utf8_next((const unsigned char *) s, cp);
+}
+
+char *gr_clean_line(const char *s)
+{
+    char *c = clean_text(s ? s : "", CLEAN_LINE);
+    if (!c) {
+        fputs("grader: out of memory\n", stderr);
+        exit(2);
+    }
+    return c;
+}
+
+/* ---- csv ------------------------------------------------------------------------------ */
+
+void gr_write_csv_cell(FILE *out, const char *s)
+{
+    int formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+    if (!formula && !strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    if (formula)
+        fputc('\'', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
 }
 
 /* ---- a growing string -------------------------------------------------------------- */
@@ -525,6 +564,19 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
     jset(root, "lab", jstr(r->lab->name), &ok);
     jset(root, "title", jstr(r->lab->title), &ok);
     jset(root, "source", jstr(r->source), &ok);
+    if (r->student)
+        jset(root, "student", jstr(r->student), &ok);
+    if (r->grader)
+        jset(root, "grader", jstr(r->grader), &ok);
+    if (r->grader_sha256)
+        jset(root, "grader_sha256", jstr(r->grader_sha256), &ok);
+    if (r->files) {
+        json_t *files = json_object();
+        for (int i = 0; ok && i < r->nfiles; i++)
+            jset(files, r->files[i].name, r->files[i].sha256[0] ? json_string(r->files[i].sha256)
+                                                                : json_null(), &ok);
+        jset(root, "sha256", files, &ok);
+    }
     jset(root, "build_ok", json_boolean(r->build_ok), &ok);
     jset(root, "build_log", jstr(r->build_log && r->build_log[0] ? r->build_log : NULL), &ok);
     jset(root, "score", json_integer(r->score), &ok);

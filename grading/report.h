@@ -30,6 +30,11 @@ typedef struct gr_result {
     char *output;    /* what the test printed (first lines), or NULL */
 } gr_result;
 
+typedef struct gr_file_hash {
+    const char *name;      /* a student file: "lab0.c" */
+    char sha256[65];       /* its sha256 in hex; "" when the submission has no such file */
+} gr_file_hash;
+
 typedef struct gr_report {
     const grader_lab *lab;
     const char *source;    /* where the graded files came from, for the header */
@@ -41,6 +46,13 @@ typedef struct gr_report {
     double seconds;        /* wall-clock time of the whole run */
     int hidden_inputs;     /* graded with a seed: the rubric's hidden tests drew
                               inputs from it (the seed itself is never shown) */
+    /* What a batch records, so that a resume can tell a report still holds
+     * (batch.c); NULL and 0 otherwise, and the json format leaves them out. */
+    const char *student;   /* the student's id, exactly */
+    const char *grader;    /* the grader's version: its commit */
+    const char *grader_sha256; /* the sha256 of what grades the lab: program, suite, goldens */
+    const gr_file_hash *files; /* the sha256 of each student file graded */
+    int nfiles;
 } gr_report;
 
 typedef enum gr_format {
@@ -66,6 +78,27 @@ int gr_format_from_name(const char *name);
  */
 int gr_write_report(FILE *out, const gr_report *r, gr_format format, int verbose,
                     lab_error *err);
+
+/* s as one line of a terminal, malloc'd: invalid UTF-8 and every control
+ * character (C0, DEL, C1, tab and newline included) become U+FFFD. What every
+ * name, message and file name printed to a terminal goes through. Exits on
+ * out of memory. */
+char *gr_clean_line(const char *s);
+
+/* The UTF-8 sequence at s (NUL-terminated): its length with the code point
+ * in *cp when it is well formed; minus the length of its ill-formed part
+ * when not. */
+int gr_utf8_next(const char *s, unsigned *cp);
+
+/*
+ * Writes s as one cell of a CSV file, as every CSV file the grader writes
+ * does. A cell beginning with '=', '+', '-', '@', a tab or a carriage return,
+ * which a spreadsheet would run as a formula, is neutralised as OWASP's
+ * "CSV Injection" page recommends: a ' goes before it, and the cell is
+ * quoted. Then RFC 4180: a cell holding a comma, a quote or a line break is
+ * quoted, each quote doubled.
+ */
+void gr_write_csv_cell(FILE *out, const char *s);
 
 const char *gr_status_name(gr_status s); /* "PASS", "FAIL", "ERROR", "NOT RUN", "SKIP" */
 

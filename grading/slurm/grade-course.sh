@@ -1,14 +1,21 @@
 #!/bin/sh
 # grade-course.sh - grades a course's submissions on a Slurm cluster: an
-# array job of N shards (grade.sbatch), then a merge job that waits for all
-# of them and writes the gradebook.
+# array job of N shards (grade.sbatch), then a merge job (merge.sbatch)
+# that waits for all of them and writes the gradebook. INSTRUCTORS.md,
+# "Grading on a Slurm cluster", says what the compute nodes need.
 #
-#   sh grading/slurm/grade-course.sh [-n N] [-r REPORTS] [-w] SUBMISSIONS LAB [SBATCH_ARG...]
+#   sh grading/slurm/grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS] [-f] [-w]
+#                                    SUBMISSIONS LAB [SBATCH_ARG...]
 #
-#   -n N        shards (array tasks; default 8)
-#   -r REPORTS  the report folder, on storage every node sees (default
-#               SUBMISSIONS.grades)
-#   -w          wait for the merge job and print its summary
+#   -n N          shards (array tasks; default 8)
+#   -r REPORTS    the report folder, on storage every node sees (default
+#                 SUBMISSIONS.grades)
+#   -s SEED_FILE  hidden inputs: the seed is the file's first line; every
+#                 job reads the file (never the environment, which
+#                 --export=NONE empties), and the merge checks the reports
+#   -l LMS        the merge also writes REPORTS/lms-LMS.csv (canvas, moodle)
+#   -f            the shards grade again what has a report (--force)
+#   -w            wait for the merge job and print its summary
 # Anything after LAB goes to both sbatch calls, e.g. a partition:
 #   sh grading/slurm/grade-course.sh subs/ lab3 --partition=cpu
 #   sh grading/slurm/grade-course.sh subs/ lab5 --partition=gpu --gres=gpu:1
@@ -17,20 +24,30 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-shards=8 reports="" wait=0
-while getopts n:r:w opt; do
+usage="usage: grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
+shards=8 reports="" wait=0 seed_file="" lms="" force=""
+while getopts n:r:s:l:fw opt; do
     case $opt in
     n) shards=$OPTARG ;;
     r) reports=$OPTARG ;;
+    s) seed_file=$OPTARG ;;
+    l) lms=$OPTARG ;;
+    f) force=--force ;;
     w) wait=1 ;;
-    *) echo "usage: grade-course.sh [-n N] [-r REPORTS] [-w] SUBMISSIONS LAB [SBATCH_ARG...]" >&2
+    *) echo "$usage" >&2
        exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
 if [ $# -lt 2 ]; then
-    echo "usage: grade-course.sh [-n N] [-r REPORTS] [-w] SUBMISSIONS LAB [SBATCH_ARG...]" >&2
+    echo "$usage" >&2
     exit 2
+fi
+case $lms in '' | canvas | moodle) ;; *) echo "grade-course.sh: -l $lms: canvas or moodle" >&2; exit 2 ;; esac
+if [ -n "$seed_file" ]; then
+    [ -f "$seed_file" ] && [ -r "$seed_file" ] ||
+        { echo "grade-course.sh: -s $seed_file: no such file" >&2; exit 2; }
+    seed_file=$(cd "$(dirname "$seed_file")" && pwd)/$(basename "$seed_file")
 fi
 subs=$(cd "$1" && pwd) lab=$2
 shift 2
@@ -43,12 +60,16 @@ make -s -C "$root" grader >&2
     { echo "grade-course.sh: no lab named $lab (./grader --list)" >&2; exit 2; }
 
 cd "$root"
+# The grader's arguments go to each job as words of its own: no shell reads
+# them again, whatever the paths hold.
 array=$(sbatch --parsable --array="1-$shards" --output="$reports/slurm-%A_%a.out" "$@" \
-    "$here/grade.sbatch" "$subs" "$lab" "$reports")
+    "$here/grade.sbatch" "$subs" "$lab" "$reports" \
+    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${force:+"$force"})
 array=${array%%;*}
-merge=$(sbatch --parsable --dependency="afterany:$array" --job-name=fp8lab-merge \
+merge=$(sbatch --parsable --dependency="afterany:$array" \
     --output="$reports/slurm-merge-%j.out" "$@" \
-    --wrap="FP8LAB_ROOT='$root' '$root/build/bin/grader' --batch '$subs' '$lab' --merge --json-dir '$reports'")
+    "$here/merge.sbatch" "$subs" "$lab" "$reports" \
+    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${lms:+--lms} ${lms:+"$lms"})
 merge=${merge%%;*}
 echo "grade-course.sh: array job $array ($shards shards), merge job $merge; the gradebook will be $reports/grades.csv"
 if [ $wait = 1 ]; then

@@ -46,6 +46,7 @@
 #include "plot.h"
 #include "rng.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -90,6 +91,8 @@ static const char ABOUT[] =
     "                    (default 0.85; 1: constant)\n"
     "  --momentum X      the SGD momentum (default 0.9)\n"
     "  --seed N          the initial weights and the batches' order (default 1)\n"
+    "  --threads N       threads OpenBLAS runs each GEMM on (default 1, or\n"
+    "                    OPENBLAS_NUM_THREADS when that is set; README §9)\n"
     "  --capture MODEL   whose tensors capture_step*.npy hold: fp32 (the\n"
     "                    default, the reference run) or fp8 (what the casts saw)";
 
@@ -103,6 +106,7 @@ typedef struct train_options {
     float lr, lr_decay, momentum;
     uint64_t seed;
     int capture;            /* the model whose tensors are captured: M_FP32 or M_FP8 */
+    int threads;            /* OpenBLAS's threads; 0: the default (blas_threads) */
 } train_options;
 
 /* A number option: its name, its range, whether it must be whole, and an
@@ -122,8 +126,9 @@ static const number_option NUMBER_OPTIONS[] = {
     {"--lr-decay", 1e-3, 1, false, "0.85"},
     {"--momentum", 0, 0.999, false, "0.9"},
     {"--seed", 0, 4294967295.0, true, "1"},
+    {"--threads", 1, 256, true, "1"},
 };
-#define N_NUMBER_OPTIONS 7
+#define N_NUMBER_OPTIONS 8
 
 /* s as a number in [opt->lo, opt->hi] (whole when opt->whole) into *v.
  * Returns 0, or 2 with a message on stderr. */
@@ -155,6 +160,8 @@ static void set_number(train_options *t, const char *name, double v)
         t->lr_decay = (float)v;
     else if (!strcmp(name, "--momentum"))
         t->momentum = (float)v;
+    else if (!strcmp(name, "--threads"))
+        t->threads = (int)v;
     else
         t->seed = (uint64_t)v;
 }
@@ -166,7 +173,7 @@ static void set_number(train_options *t, const char *name, double v)
  * (a number out of range, a missing value). */
 static int take_train_args(int argc, char **argv, train_options *t, char **rest, int *n_rest)
 {
-    *t = (train_options){DEFAULT_DATA, 5, 256, 64, 0.05f, 0.85f, 0.9f, 1, M_FP32};
+    *t = (train_options){DEFAULT_DATA, 5, 256, 64, 0.05f, 0.85f, 0.9f, 1, M_FP32, 0};
     *n_rest = 0;
     rest[(*n_rest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -203,6 +210,24 @@ static int take_train_args(int argc, char **argv, train_options *t, char **rest,
     }
     rest[*n_rest] = NULL;
     return 0;
+}
+
+/* Sets the threads OpenBLAS runs each GEMM on, and returns how many: --threads
+ * N; otherwise what OPENBLAS_NUM_THREADS (or OMP_NUM_THREADS) told OpenBLAS;
+ * otherwise 1. One is the default because a step's GEMMs are small (the
+ * largest, 64 x 784 x 256, takes under half a millisecond on one core): a
+ * second thread halves them on an idle machine, but on a busy one it waits
+ * for a core, and the default must never be slower than one thread
+ * (README §9 has the figures; tests/bench/bench_lab3.sh measures both). */
+static int blas_threads(const train_options *t)
+{
+    int n = t->threads;
+    if (n == 0)
+        n = getenv("OPENBLAS_NUM_THREADS") || getenv("OMP_NUM_THREADS")
+                ? openblas_get_num_threads()
+                : 1;
+    openblas_set_num_threads(n);
+    return openblas_get_num_threads();
 }
 
 /* ---- the data ---------------------------------------------------------------------- */
@@ -517,17 +542,18 @@ static void print_epoch_line(const run *r, const history *h, int k, int e)
 /* Every epoch: a new order of the images, then that epoch of each model in
  * turn (so a change in the machine's load falls on both), its test
  * accuracy, and its line. */
-static void train_all(run *r, const train_options *t, history *h)
+static void train_all(run *r, const train_options *t, history *h, int threads)
 {
     rng_state rng;
     rng_seed(&rng, t->seed, SHUFFLE_STREAM);
     printf("Training on %zu images (%zu steps of %zu an epoch, the last %zu), testing on\n"
            "%zu; hidden %zu, lr %g, momentum %g, lr decay %g an epoch, seed %llu.\n"
-           "Time: the wall clock over an epoch's steps (evaluation not counted).\n\n",
+           "Time: the wall clock over an epoch's steps (evaluation not counted), the\n"
+           "GEMMs on %d thread%s (--threads).\n\n",
            r->train->n, h->steps_per_epoch, t->batch,
            r->train->n - (h->steps_per_epoch - 1) * t->batch, r->test->n, t->hidden,
            (double)t->lr, (double)t->momentum, (double)t->lr_decay,
-           (unsigned long long)t->seed);
+           (unsigned long long)t->seed, threads, threads == 1 ? "" : "s");
     print_epoch_header();
     for (int e = 0; e < t->epochs; e++) {
         shuffle(&rng, r->order, r->train->n);
@@ -851,7 +877,7 @@ int main(int argc, char **argv)
     if (history_init(&h, &t, train.n) != 0)
         goto out_run;
 
-    train_all(&r, &t, &h);
+    train_all(&r, &t, &h, blas_threads(&t));
     print_notes(&h);
     print_summary(&r, &h);
     for (int i = 0; i < N_PLOTS; i++)

@@ -102,12 +102,12 @@ expect_match "batch: a progress line" "$(cat "$TMP/first.err")" \
 # The gradebook: sorted by id, each test's points, RFC 4180 quoting.
 BOOK=$GRADES/grades.csv
 expect_eq "gradebook: header" "$(csv "$BOOK" | head -n 1)" \
-    "student,score,max_score,status,decode_e4m3,decode_e5m2,encode_exact,encode_rne,encode_subnormal,encode_saturate,encode_overflow_nosat,encode_nan,encode_random,limits,rel_error_bound"
+    "student,score,max_score,status,decode_e4m3,decode_e5m2,encode_exact,encode_rne,encode_subnormal,encode_saturate,encode_overflow_nosat,encode_nan,encode_random,limits,rel_error_bound,hidden_inputs"
 expect_eq "gradebook: rows" "$(csv "$BOOK" | sed 1d | wc -l | tr -d ' ')" 6
 expect_eq "gradebook: CRLF line ends" "$(grep -c "$(printf '\r')\$" "$BOOK")" 7
 expect_eq "gradebook: sorted by id" "$(csv "$BOOK" | sed 1d | cut -d, -f1 | tr '\n' ' ')" \
     'broken crash empty good skel "weird '
-expect_eq "good: row" "$(csv "$BOOK" | grep '^good,')" "good,100,100,graded,10,10,10,10,10,10,10,5,10,10,5"
+expect_eq "good: row" "$(csv "$BOOK" | grep '^good,')" "good,100,100,graded,10,10,10,10,10,10,10,5,10,10,5,no"
 expect_eq "crash: score" "$(field "$BOOK" crash 2)" 85
 expect_eq "crash: limits and rel_error_bound lost" \
     "$(csv "$BOOK" | grep '^crash,' | cut -d, -f14,15)" "0,0"
@@ -135,9 +135,9 @@ expect_eq "summary: resumed" "$(count_of first resumed)" 0
 expect_eq "summary: errors" "$(count_of first errors)" 0
 expect_eq "summary: skipped" "$(count_of first skipped)" 3
 expect_eq "summary: did not build" "$(count_of first 'no build')" 2
-want=$(csv "$BOOK" | sed 1d | awk -F, '{ s += $(NF - 13) } END { printf "%.1f", s / NR }')
+want=$(csv "$BOOK" | sed 1d | awk -F, '{ s += $(NF - 14) } END { printf "%.1f", s / NR }')
 expect_eq "summary: mean" "$(count_of first mean)" "$want"
-want=$(csv "$BOOK" | sed 1d | awk -F, '{ print $(NF - 13) }' | sort -n |
+want=$(csv "$BOOK" | sed 1d | awk -F, '{ print $(NF - 14) }' | sort -n |
     awk '{ v[NR] = $1 } END { printf "%.1f", (v[3] + v[4]) / 2 }')
 expect_eq "summary: median" "$(count_of first median)" "$want"
 out=$(cat "$TMP/first.out")
@@ -203,6 +203,8 @@ expect_eq "--timeout: an error report" \
     "0 error"
 expect_match "--timeout: says what happened" "$(jq -r .error "$TMP/hang-reports/stuck.json")" \
     "stopped after 6 s"
+expect_match "--timeout: the student's scorecard says so" "$(cat "$TMP/hang-reports/stuck.txt" 2>&1)" \
+    "not graded: stopped after 6 s"
 expect_eq "--timeout: gradebook" "$(field "$TMP/hang-reports/grades.csv" stuck 4)" error
 expect_eq "--timeout: summary" "$(count_of hang errors)" 1
 expect_match "--timeout: progress" "$(cat "$TMP/hang.err")" "^\[[12]/2\] stuck error: stopped after 6 s"
@@ -338,9 +340,12 @@ expect_match "merge before shard 3: says why" "$(cat "$TMP/early.out")" \
 [ ! -e "$SH.grades/s3.json" ] && ok || bad "merge: wrote a report for s3"
 expect_eq "--lms canvas: the header" "$(csv "$SH.grades/lms-canvas.csv" | head -n 1)" \
     "Student,ID,SIS User ID,SIS Login ID,Section,lab0 (FP8 number formats)"
-expect_eq "--lms canvas: a score, and none for an error" \
+expect_eq "--lms canvas: a score, and 0 for an error (an empty cell keeps an older grade)" \
     "$(csv "$SH.grades/lms-canvas.csv" | grep -e '^s1,' -e '^s3,' | tr '\n' ' ')" \
-    "s1,,,s1,,100 s3,,,s3,, "
+    "s1,,,s1,,100 s3,,,s3,,0 "
+batch early_moodle --batch "$SH" lab0 --merge --lms moodle
+expect_match "--lms moodle: an error's feedback says why" \
+    "$(csv "$SH.grades/lms-moodle.csv" | grep '^s3,')" "^s3,0,\"not graded: no report in "
 batch shard3 --batch "$SH" lab0 --shard 3/3
 batch merge --batch "$SH" lab0 --merge --lms moodle
 expect_eq "merge: exit status" "$(rc_of merge)" 0
@@ -348,7 +353,7 @@ expect_eq "merge: every row" "$(csv "$SH.grades/grades.csv" | sed 1d | cut -d, -
     "s1,100 s2,100 s3,100 s4,100 s5,$(jq -r .score "$SH.grades/s5.json") s6,100 s7,100 "
 expect_eq "merge: graded nothing" "$(count_of merge graded),$(count_of merge resumed)" "0,7"
 expect_eq "--lms moodle: every row" "$(csv "$SH.grades/lms-moodle.csv" | tr '\n' ' ')" \
-    "Username,lab0 (FP8 number formats) s1,100 s2,100 s3,100 s4,100 s5,$(field "$SH.grades/grades.csv" s5 2) s6,100 s7,100 "
+    "Username,lab0 (FP8 number formats),Feedback s1,100, s2,100, s3,100, s4,100, s5,$(field "$SH.grades/grades.csv" s5 2), s6,100, s7,100, "
 expect_match "--lms: the summary names the file" "$(cat "$TMP/merge.out")" \
     "^For LMS: +.*lms-moodle\\.csv \\(moodle's grade import\\)"
 

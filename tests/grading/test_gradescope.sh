@@ -1,12 +1,15 @@
 #!/bin/sh
 # test_gradescope.sh - the Gradescope autograder, end to end:
-# `make gradescope-lab0 SEED=...` builds the zip (setup.sh, run_autograder
-# and the course with its solutions); unpacked into a folder laid out like
-# Gradescope's /autograder, setup.sh builds the grader (without installing
-# packages: FP8LAB_NO_INSTALL=1), and run_autograder grades what a student
-# uploaded into results.json: the solution nested in a folder (full marks,
-# hidden inputs drawn), the skeleton (low), nothing (0, saying lab0.c is
-# missing).
+# grading/gradescope/make_zip.sh (what `make gradescope-lab0` runs) builds
+# the zip (setup.sh, run_autograder, the course with its solutions, and the
+# seed in a file: one with quotes, & and $, which no make or shell quoting
+# touches); unpacked into a folder laid out like Gradescope's /autograder,
+# setup.sh builds the grader (without installing packages:
+# FP8LAB_NO_INSTALL=1), and run_autograder grades what a student uploaded
+# into results.json: the solution nested in a folder (full marks, hidden
+# inputs drawn), the skeleton (low); and refuses, score 0 and saying why in
+# the student's report, as --batch does: nothing uploaded, two lab0.c, a
+# lab0.c that is a link.
 #
 #   FP8LAB_BUILD=build sh tests/grading/test_gradescope.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -20,8 +23,11 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 quiet_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make "$@"; }
 
-quiet_make -s BUILD="$B" SEED="spring term/7" gradescope-lab0 >"$TMP/make.out" 2>&1
-expect_eq "make gradescope-lab0: exit status" "$?" 0
+printf '%s\n' "spring term/7 & bob's \$HOME" >"$TMP/seed"
+quiet_make -s BUILD="$B" grader >"$TMP/make.out" 2>&1 &&
+    SEED_FILE=$TMP/seed sh grading/gradescope/make_zip.sh "$B/gradescope" lab0 lab0.c \
+        >>"$TMP/make.out" 2>&1
+expect_eq "make_zip.sh: exit status" "$?" 0
 ZIP=$B/gradescope/lab0-autograder.zip
 AG=$TMP/autograder
 mkdir -p "$AG/source"
@@ -33,7 +39,8 @@ done
 [ -f "$AG/source/course/solutions/lab0/lab0.c" ] && ok ||
     bad "the zip lacks the reference solution the runners link"
 grep -q 'lab=lab0$' "$AG/source/run_autograder" && ok || bad "run_autograder: not for lab0"
-grep -q "^seed='spring term/7'" "$AG/source/run_autograder" && ok || bad "run_autograder: no seed"
+expect_eq "the zip's seed, exactly" "$(cat "$AG/source/seed" 2>&1)" "spring term/7 & bob's \$HOME"
+grep -q "spring" "$AG/source/run_autograder" && bad "run_autograder holds the seed" || ok
 
 FP8LAB_NO_INSTALL=1 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash "$AG/source/setup.sh" \
     >"$TMP/setup.out" 2>&1
@@ -61,7 +68,20 @@ score=$(jq -r .score "$TMP/skeleton.json")
 rm -rf "$AG/submission" && mkdir -p "$AG/submission"
 grade nothing
 expect_eq "nothing: score" "$(jq -r .score "$TMP/nothing.json")" 0
-expect_match "nothing: says what is missing" "$(jq -r '.output' "$TMP/nothing.json")" "lab0\\.c"
+expect_match "nothing: says what is missing" "$(jq -r '.output' "$TMP/nothing.json")" \
+    "^No lab0\\.c in your submission"
+mkdir -p "$AG/submission/a" "$AG/submission/b"
+cp solutions/lab0/lab0.c "$AG/submission/a/"
+cp labs/lab0/lab0.c "$AG/submission/b/"
+grade two
+expect_eq "two lab0.c: score" "$(jq -r .score "$TMP/two.json")" 0
+expect_match "two lab0.c: refused, in the student's report" "$(jq -r '.output' "$TMP/two.json")" \
+    "has 2 files named lab0\\.c; upload one"
+rm -rf "$AG/submission" && mkdir -p "$AG/submission"
+ln -s "$ROOT/solutions/lab0/lab0.c" "$AG/submission/lab0.c"
+grade link
+expect_eq "a link: score" "$(jq -r .score "$TMP/link.json")" 0
+expect_match "a link: refused" "$(jq -r '.output' "$TMP/link.json")" "lab0\\.c in your submission is a link"
 
 echo "test_gradescope: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -6,7 +6,9 @@
  * with open_memstream and reads it back: JSON with jansson, XML with
  * libxml2's parser, TAP and the scorecard line by line. The hostile message
  * carries quotes, <&>, tabs, control characters, CRLF and invalid UTF-8, and
- * every format must come out valid all the same.
+ * every format must come out valid all the same. And the two helpers for
+ * what is not a report: a CSV cell (formulas neutralised) and a terminal
+ * line (no control character).
  *
  * Not for: what the grader decides (statuses, scores); the reports here are
  * made up.
@@ -62,7 +64,7 @@ static void make_reports(void)
         results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
                                          "not run: the submission did not compile", NULL};
     }
-    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0};
+    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0};
 
     results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n"};
     results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
@@ -72,14 +74,14 @@ static void make_reports(void)
     results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile};
     results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL};
     report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
-                               results_mixed, 4, 10, 50, 0.5, 0};
+                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
 
     report_nobuild = (gr_report){&lab, "submissions/bob", 0,
                                  "lab0.c:12:5: error: expected ';' before '}' token\n"
                                  "   12 |     return x\n"
                                  "      |             ^\n"
                                  "bad byte \xfe <&> \x02\n",
-                                 results_nobuild, 4, 0, 50, 0.25, 0};
+                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0};
 }
 
 /* ---- writing and reading back ---------------------------------------------------- */
@@ -321,7 +323,7 @@ START_TEST(test_text_missing_pieces)
 {
     static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0}, {"crash", 2, NULL, NULL, 1, 0}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL}, {&bare[1], GR_ERROR, 0, NULL, NULL}};
-    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0};
+    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
     int n;
     char **lines = split_lines(out, &n);
@@ -615,7 +617,7 @@ START_TEST(test_tap_details)
     {
         gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL},
                             {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL}};
-        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0};
+        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0};
         out = render(&r, GR_FORMAT_TAP, 0);
         ck_assert_ptr_nonnull(
             strstr(out, "\n  ---\n  message: \"  leading spaces\\n\\nafter a blank\"\n"));
@@ -835,7 +837,7 @@ START_TEST(test_skipped)
         res[i] = (gr_result){&tests[i], GR_SKIPPED, 0,
                              "it needs a GPU, and no GPU: no device", NULL};
     res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL};
-    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0};
+    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
 
     char *text = render(&r, GR_FORMAT_TEXT, 0);
     ck_assert_ptr_nonnull(strstr(text, "SKIP  encode_rne "));
@@ -945,6 +947,71 @@ START_TEST(test_bad_arguments)
 }
 END_TEST
 
+/* ---- csv cells and terminal lines ---------------------------------------------------- */
+
+/* s as gr_write_csv_cell writes it, malloc'd. */
+static char *csv_cell(const char *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    gr_write_csv_cell(f, s);
+    ck_assert_int_eq(fclose(f), 0);
+    return text;
+}
+
+START_TEST(test_csv_cell)
+{
+    static const char *const cases[][2] = {
+        {"alice", "alice"},
+        {"", ""},
+        {"weird, id", "\"weird, id\""},
+        {"say \"hi\"", "\"say \"\"hi\"\"\""},
+        {"two\nlines", "\"two\nlines\""},
+        /* A spreadsheet's formulas: a ' before, and quoted (OWASP). */
+        {"=1+1", "\"'=1+1\""},
+        {"+SUM(A1:A9)", "\"'+SUM(A1:A9)\""},
+        {"-2", "\"'-2\""},
+        {"@x", "\"'@x\""},
+        {"\tx", "\"'\tx\""},
+        {"\rx", "\"'\rx\""},
+        {"=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\""},
+        {"=HYPERLINK(\"http://x\",\"y\")", "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""},
+        /* Only the first character counts. */
+        {"a=1", "a=1"},
+        {"x-2", "x-2"},
+    };
+    for (int i = 0; i < GRADER_COUNT(cases); i++) {
+        char *got = csv_cell(cases[i][0]);
+        ck_assert_msg(strcmp(got, cases[i][1]) == 0, "cell %d: got [%s], want [%s]", i, got,
+                      cases[i][1]);
+        free(got);
+    }
+}
+END_TEST
+
+START_TEST(test_clean_line)
+{
+    static const char *const cases[][2] = {
+        {"alice", "alice"},
+        {"caf\xc3\xa9", "caf\xc3\xa9"},
+        {"a\tb\nc\rd", "a" FFFD "b" FFFD "c" FFFD "d"},
+        {"esc\x1b[31m", "esc" FFFD "[31m"},
+        {"csi\x9b" "2J", "csi" FFFD "2J"},     /* a lone C1 byte: not UTF-8 */
+        {"c1\xc2\x9b" "2J", "c1" FFFD "2J"},  /* U+009B, CSI */
+        {"del\x7f", "del" FFFD},
+        {"bad\xff", "bad" FFFD},
+    };
+    for (int i = 0; i < GRADER_COUNT(cases); i++) {
+        char *got = gr_clean_line(cases[i][0]);
+        ck_assert_msg(strcmp(got, cases[i][1]) == 0, "line %d: got [%s], want [%s]", i, got,
+                      cases[i][1]);
+        free(got);
+    }
+}
+END_TEST
+
 /* ---- the runner --------------------------------------------------------------------------- */
 
 static Suite *report_suite(void)
@@ -954,6 +1021,8 @@ static Suite *report_suite(void)
 
     tc = tcase_create("names");
     tcase_add_test(tc, test_format_names);
+    tcase_add_test(tc, test_csv_cell);
+    tcase_add_test(tc, test_clean_line);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("text");

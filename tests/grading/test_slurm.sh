@@ -4,7 +4,8 @@
 # and slurm-wlm, each on this test's own key, socket, ports and folders),
 # grades seven lab0 submissions with grading/slurm/grade-course.sh as an
 # array job of three shards and a merge job, and checks the merged
-# gradebook against the submissions. Skipped (exit 77), saying why, where
+# gradebook against the submissions: with hidden inputs from a seed file
+# (the jobs get no environment) and the LMS file from the merge. Skipped (exit 77), saying why, where
 # Slurm or munge is not installed or the test does not run as root (the
 # daemons need it here).
 #
@@ -95,7 +96,11 @@ for i in 1 2 3 4 5 6 7; do
     cp solutions/lab0/lab0.c "$SUBS/s$i/"
 done
 cp labs/lab0/lab0.c "$SUBS/s4/"
-out=$(sh grading/slurm/grade-course.sh -n 3 -w "$SUBS" lab0 --partition=cpu 2>&1)
+# A seed that no shell quoting survives, in a file every job reads; no
+# environment reaches the jobs (--export=NONE).
+printf '%s\n' "fall&25 bob's \$HOME" >"$TMP/seed file"
+out=$(sh grading/slurm/grade-course.sh -n 3 -s "$TMP/seed file" -l canvas -w "$SUBS" lab0 \
+    --partition=cpu --export=NONE 2>&1)
 expect_match "grade-course.sh: says what it submitted" "$out" \
     "array job [0-9]+ \\(3 shards\\), merge job [0-9]+"
 BOOK=$SUBS.grades/grades.csv
@@ -109,6 +114,10 @@ expect_eq "merged gradebook: the scores" \
     "$(tr -d '\r' <"$BOOK" | sed 1d | cut -d, -f2 | tr '\n' ' ')" \
     "100 100 100 $(jq -r .score "$SUBS.grades/s4.json") 100 100 100 "
 expect_match "the merge job's summary" "$out" "7 submissions in .*, merged from the reports"
+expect_eq "every shard drew hidden inputs" \
+    "$(tr -d '\r' <"$BOOK" | sed 1d | awk -F, '{ print $NF }' | sort -u)" yes
+expect_match "the merge checked them" "$out" "hidden inputs: on .* 7 of the 7 graded drew them"
+expect_eq "the merge wrote the LMS file" "$(tr -d '\r' <"$SUBS.grades/lms-canvas.csv" | sed 1d | wc -l | tr -d ' ')" 7
 # Each shard ran as an array task of its own.
 expect_eq "three array tasks ran" "$(ls "$SUBS.grades"/slurm-*_*.out 2>/dev/null | wc -l | tr -d ' ')" 3
 
