@@ -27,7 +27,7 @@
  *                                  wgmma, cuBLASLt), the grader's bound
  *      S_ij = |sa sb| sum_k |a_ik b_jk| and err_ij the worst case of a model
  *      of Hopper's FP8 accumulation on element (i, j)'s own products
- *      (README §5.1, grading/lab5_bound.h); cuBLASLt's E4M3 and BF16
+ *      (README §5.1, labs/lab5/lab5_bound.h); cuBLASLt's E4M3 and BF16
  *      outputs also within their own rounding. It prints OK or the first
  *      mismatch; NaN never passes. A function that is wrong or returns an
  *      error is left out of the timing, and the run goes on. The demo's own
@@ -107,7 +107,7 @@
 #include "rng.h"
 #include "stats.h"
 /* The tensor cores' tolerance, the grader's own (README §5.1). */
-#include "../../grading/lab5_bound.h"
+#include "lab5_bound.h"
 
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -1588,7 +1588,7 @@ static void print_validation(const check *chk, uint64_t seed, bool *any_wrong)
            "  Tolerances (README §5.1): (K + 2) 2^-23 S for the FP32 paths, S = |sa sb|\n"
            "  sum_k |a_ik b_jk|; for the tensor cores the grader's own, twice the worst case\n"
            "  of a model of Hopper's FP8 accumulation (14 bits kept at each k32 step) on\n"
-           "  each element's products, 2 (err |sa sb| + 2^-23 |D|) (grading/lab5_bound.h).%s%s\n\n",
+           "  each element's products, 2 (err |sa sb| + 2^-23 |D|) (labs/lab5/lab5_bound.h).%s%s\n\n",
            (unsigned long long)seed, (unsigned long long)seed,
            *any_wrong ? "\n  What is WRONG or FAILED is left out of the timing; "
                         "./grader lab5 says more."

@@ -1,6 +1,6 @@
 /*
  * test_tc_bound.c - the tensor-core tolerance of lab5's GEMM tests
- * (grading/lab5_bound.h, README §5.1) against a CPU model of Hopper's FP8
+ * (labs/lab5/lab5_bound.h, README §5.1) against a CPU model of Hopper's FP8
  * accumulator, on the CPU, with no GPU.
  *
  * The model, written here independently of the bound: one k32 step adds
@@ -30,7 +30,7 @@
 
 #include "check_run.h"
 #include "fp8.h"
-#include "lab5_bound.h"
+#include "../../labs/lab5/lab5_bound.h"
 #include "rng.h"
 
 #define DOTS 256 /* dot products per case */

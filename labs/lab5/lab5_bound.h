@@ -1,8 +1,9 @@
 /*
  * lab5_bound.h - the tolerance of a tensor-core FP8 dot product (README §5.1),
- * the one place it is computed: lab5_suite.c checks every tensor-core GEMM
- * with it, and tests/lab5/test_tc_bound.c checks it against a CPU model of
- * the accumulator.
+ * the one place it is computed: the grader (grading/lab5_suite.c) checks
+ * every tensor-core GEMM with it, the demo (main.cu) validates with it, and
+ * tests/lab5/test_tc_bound.c checks it against a CPU model of the
+ * accumulator.
  *
  * The model (Hopper's FP8 accumulation as DeepSeek-AI describe it, DeepSeek-V3
  * technical report, arXiv:2412.19437, §3.3.2, and as DeepGEMM's promotion to
