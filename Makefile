@@ -403,23 +403,14 @@ captures: $(BUILD)/solutions/lab3/lab3
 	@echo "captures: now run make goldens to update data/golden/lab2 and data/MANIFEST"
 
 # Instructors: Gradescope's autograder zip for one lab, $(BUILD)/gradescope/
-# LAB-autograder.zip: setup.sh and run_autograder (grading/gradescope) and the
-# course with its solutions (every runner links the reference, for --seed),
-# to upload as is; Gradescope does not show it to students. SEED=S makes
-# run_autograder grade with hidden inputs drawn from S.
-GRADESCOPE_COURSE := Makefile README.md common grading labs solutions data
+# LAB-autograder.zip (grading/gradescope/make_zip.sh): setup.sh, run_autograder
+# and the course with its solutions (every runner links the reference, for
+# --seed), to upload as is; Gradescope does not show it to students. For hidden
+# inputs, SEED_FILE=FILE (the seed is its first line: no quoting to get right)
+# or SEED=S, both passed to the script through the environment.
 gradescope-%:
 	@case " $(GRADED_LABS) " in *" $* "*) ;; *) echo "gradescope-$*: no lab named $* ($(GRADED_LABS))"; exit 2 ;; esac
-	@command -v bsdtar >/dev/null || { echo "gradescope-$*: needs bsdtar (apt-get install libarchive-tools)"; exit 2; }
-	rm -rf $(BUILD)/gradescope/$* $(BUILD)/gradescope/$*-autograder.zip
-	mkdir -p $(BUILD)/gradescope/$*/course
-	cp -R $(GRADESCOPE_COURSE) $(BUILD)/gradescope/$*/course/
-	for f in setup.sh run_autograder; do \
-	  sed -e 's/@LAB@/$*/g' -e 's/@FILE@/$(if $(filter $(CUDA_LABS),$*),kernels.cu,$*.c)/g' -e 's/@SEED@/$(subst /,\/,$(SEED))/g' grading/gradescope/$$f \
-	    > $(BUILD)/gradescope/$*/$$f && \
-	  chmod +x $(BUILD)/gradescope/$*/$$f || exit 1; done
-	cd $(BUILD)/gradescope/$* && bsdtar --format zip -cf ../$*-autograder.zip setup.sh run_autograder course
-	@echo "gradescope-$*: $(BUILD)/gradescope/$*-autograder.zip (upload it as the autograder)"
+	@sh grading/gradescope/make_zip.sh $(BUILD)/gradescope $* $(if $(filter $(CUDA_LABS),$*),kernels.cu,$*.c)
 
 plots: $(SOLUTION_DEMOS)
 	@$(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab) --no-preview -o $(BUILD)/plots/$(lab) &&) true
