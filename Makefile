@@ -31,8 +31,12 @@ ALL_CFLAGS   := -std=c11 $(OPT) $(WARN) $(CFLAGS)
 ALL_CXXFLAGS := -std=c++17 $(OPT) $(WARN) $(CXXFLAGS)
 
 # make SANITIZE=1 test: everything under AddressSanitizer and UBSan, in its own tree.
+# (BUILD=dir SANITIZE=1 builds in dir/sanitize too; a make nested in that
+# build, given BUILD=dir/sanitize, stays there.)
 ifeq ($(SANITIZE),1)
-BUILD    := $(BUILD)/sanitize
+ifneq ($(notdir $(BUILD)),sanitize)
+override BUILD := $(BUILD)/sanitize
+endif
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ALL_CFLAGS   += $(SANFLAGS)
 ALL_CXXFLAGS += $(SANFLAGS)
