@@ -76,7 +76,7 @@ DEPS := sh common/deps.sh
 # The needs (common/deps.sh) of one goal: build (compilers, Check, the grader's
 # libraries), labs (OpenBLAS), plot (gnuplot), test (make test's tools), data
 # (the full datasets). Goals that compile nothing need nothing.
-need_of = $(if $(filter clean help deps cuda-status gradescope-% fashion-subset,$(1)),,\
+need_of = $(if $(filter clean help deps gradescope-% fashion-subset,$(1)),,\
             $(if $(filter test-fresh,$(1)),fresh,\
             $(if $(filter test bench gpu-report,$(1)),build labs plot test,\
             $(if $(filter lab% solutions plots,$(1)),build labs plot,\
