@@ -22,7 +22,9 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 B=$TMP/build
 
-qmake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory BUILD="$B" "$@"; }
+# A plain build (SANITIZE from the environment of a sanitized make test is not
+# this test's subject), with nothing of an enclosing make.
+qmake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE make --no-print-directory BUILD="$B" "$@"; }
 # The sha256 of every file the build wrote, by name.
 hashes() { (cd "$B" && find . -type f | LC_ALL=C sort | xargs sha256sum); }
 same_as_clean() {
@@ -70,7 +72,7 @@ else
     # nvcc may be on PATH too: a PATH without the toolkit's bin.
     path=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v "^$CUDA" | paste -sd: -)
     unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$TMP/empty" "$CUDA" \
-        env PATH="$path" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        env PATH="$path" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE \
         make --no-print-directory BUILD="$B" lab3 >"$TMP/nocuda.out" 2>&1
     expect_eq "CUDA hidden: make lab3" "$?" 0 || tail -n 20 "$TMP/nocuda.out"
     grep -q '^NVCC := *$' "$B/config.mk" && ok || bad "CUDA hidden: config.mk still names nvcc"
