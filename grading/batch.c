@@ -143,10 +143,10 @@ static int make_dirs(const char *path, lab_error *err)
 
 /* ---- the run's state --------------------------------------------------------------- */
 
-typedef enum sub_status { SUB_GRADED = 0, SUB_BUILD_FAILED, SUB_ERROR } sub_status;
+typedef enum sub_status { SUB_GRADED = 0, SUB_BUILD_FAILED, SUB_ERROR, SUB_MISSING } sub_status;
 
 /* How the gradebook's status column spells each. */
-static const char *const status_names[] = {"graded", "build_failed", "error"};
+static const char *const status_names[] = {"graded", "build_failed", "error", "missing"};
 
 typedef struct submission {
     char *id;          /* the folder's name, or the archive's without its suffix */
@@ -167,6 +167,8 @@ typedef struct submission {
     int hidden;        /* its report drew hidden inputs */
     int only;          /* named by --only: graded again, whatever its report */
     int regraded;      /* its report was stale: graded again this run */
+    char *name;        /* the student's name, from the roster; NULL without one */
+    int on_roster;     /* the roster lists it (always 1 without a roster) */
     int refused;       /* not graded: error says why (its id and another's are one) */
 } submission;
 
@@ -428,6 +430,13 @@ static int by_name(const void *a, const void *b)
 
 static void hash_submission(const batch *b, submission *s);
 
+/* The submission's name in the submissions folder: "alice", "bob.zip". */
+static const char *entry_name(const submission *s)
+{
+    const char *slash = strrchr(s->source, '/');
+    return slash ? slash + 1 : s->source;
+}
+
 static void add_skipped(batch *b, const char *name, char *why, int refused, int *cap)
 {
     b->skipped = grow(b->skipped, b->nskipped, cap, sizeof *b->skipped);
@@ -470,6 +479,7 @@ static void free_submission(submission *s)
     free(s->error);
     free(s->key);
     free(s->hashes);
+    free(s->name);
 }
 
 /* Two entries with one id (alice/ and alice.zip): the folder is graded, the
@@ -561,6 +571,181 @@ static int mark_only(batch *b, lab_error *err)
     return 0;
 }
 
+/* ---- the roster ---------------------------------------------------------------------
+ *
+ * --roster FILE: a CSV file (RFC 4180) of the class, a row per student: the
+ * id, then the name; a first row whose first cell is "id" is a header. Each
+ * id must be one the grader takes (id_refusal), and no two may be one
+ * student's (id_key). A submission is matched to the roster by id_key; a
+ * student with none gets a row "missing" (score 0); a submission whose id
+ * the roster lacks is graded all the same, and listed.
+ */
+
+#define ROSTER_MAX_BYTES (16L << 20)
+
+typedef struct roster_entry {
+    char *id, *name, *key;
+    int line;
+    int matched;
+} roster_entry;
+
+/* The next cell at *p (RFC 4180: quoted or not), malloc'd; *end_of_row set
+ * when a line end or the end of the text follows it. *line counts lines. */
+static char *csv_cell(const char **p, int *end_of_row, int *line)
+{
+    const char *c = *p;
+    char *out = xcalloc(strlen(c) + 1, 1), *o = out;
+    if (*c == '"') {
+        for (c++; *c; c++) {
+            if (*c == '"' && c[1] == '"')
+                *o++ = *c++;
+            else if (*c == '"')
+                break;
+            else {
+                *line += *c == '\n';
+                *o++ = *c;
+            }
+        }
+        if (*c == '"')
+            c++;
+    }
+    while (*c && *c != ',' && *c != '\n' && *c != '\r')
+        *o++ = *c++;
+    *end_of_row = *c != ',';
+    if (*c == ',')
+        c++;
+    else if (*c == '\r' && c[1] == '\n')
+        c += 2;
+    else if (*c)
+        c++;
+    *line += *end_of_row && c > *p && c[-1] == '\n';
+    *p = c;
+    return out;
+}
+
+static void free_roster(roster_entry *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(r[i].id);
+        free(r[i].name);
+        free(r[i].key);
+    }
+    free(r);
+}
+
+/* Reads the roster at path into *out (n entries). Returns n, or -1 with
+ * err naming the file, the line and what is wrong. */
+static int read_roster(const char *path, roster_entry **out, lab_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return lab_errorf(err, "--roster %s: cannot open: %s", path, strerror(errno));
+    char *text = xcalloc(ROSTER_MAX_BYTES + 1, 1);
+    size_t len = fread(text, 1, ROSTER_MAX_BYTES + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || len > ROSTER_MAX_BYTES || memchr(text, '\0', len)) {
+        free(text);
+        return lab_errorf(err, "--roster %s: %s", path,
+                          bad ? "cannot be read" : len > ROSTER_MAX_BYTES
+                                                       ? "larger than 16 MiB"
+                                                       : "holds a NUL byte: not a CSV file");
+    }
+    roster_entry *r = NULL;
+    int n = 0, cap = 0, line = 1, rc = 0;
+    const char *p = text;
+    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* a BOM, as spreadsheets write */
+        p += 3;
+    while (*p && rc == 0) {
+        int row = line, end = 0;
+        char *cells[2] = {NULL, NULL};
+        for (int i = 0; !end; i++) {
+            char *c = csv_cell(&p, &end, &line);
+            if (i < 2)
+                cells[i] = c;
+            else
+                free(c);
+        }
+        char *why = cells[0] && *cells[0] ? id_refusal(cells[0]) : NULL;
+        if (!cells[0] || !*cells[0]) {
+            /* an empty line */
+        } else if (n == 0 && row == 1 && strcasecmp(cells[0], "id") == 0) {
+            /* the header */
+        } else if (why) {
+            char *id = gr_clean_line(cells[0]);
+            rc = lab_errorf(err, "--roster %s:%d: the id '%s': %s", path, row, id, why);
+            free(id);
+        } else {
+            r = grow(r, n, &cap, sizeof *r);
+            r[n] = (roster_entry){cells[0], cells[1] ? cells[1] : gr_asprintf("%s", ""),
+                                  id_key(cells[0]), row, 0};
+            for (int k = 0; k < n && rc == 0; k++)
+                if (strcmp(r[k].key, r[n].key) == 0)
+                    rc = lab_errorf(err, "--roster %s:%d: the same student as line %d, once "
+                                         "case and Unicode normalisation are set aside",
+                                    path, row, r[k].line);
+            n++;
+            cells[0] = cells[1] = NULL;
+        }
+        free(why);
+        free(cells[0]);
+        free(cells[1]);
+    }
+    free(text);
+    if (rc != 0) {
+        free_roster(r, n);
+        return -1;
+    }
+    *out = r;
+    return n;
+}
+
+/* Matches the submissions to the roster (before keep_shard); then, unless
+ * this is a shard, adds a "missing" row for each student without one. */
+static int apply_roster(batch *b, lab_error *err)
+{
+    for (int k = 0; k < b->nsubs; k++)
+        b->subs[k].on_roster = 1;
+    if (!b->o->roster)
+        return 0;
+    roster_entry *r = NULL;
+    int n = read_roster(b->o->roster, &r, err);
+    if (n < 0)
+        return -1;
+    for (int k = 0; k < b->nsubs; k++) {
+        submission *s = &b->subs[k];
+        s->on_roster = 0;
+        for (int i = 0; i < n && !s->on_roster; i++) {
+            if (strcmp(r[i].key, s->key) != 0)
+                continue;
+            s->on_roster = r[i].matched = 1;
+            s->name = gr_asprintf("%s", r[i].name);
+        }
+    }
+    int cap = b->nsubs;
+    for (int i = 0; i < n && b->o->shard_n == 0; i++) {
+        if (r[i].matched)
+            continue;
+        b->subs = grow(b->subs, b->nsubs, &cap, sizeof *b->subs);
+        submission *s = &b->subs[b->nsubs++];
+        memset(s, 0, sizeof *s);
+        s->id = gr_asprintf("%s", r[i].id);
+        s->key = gr_asprintf("%s", r[i].key);
+        s->name = gr_asprintf("%s", r[i].name);
+        s->source = gr_asprintf("%s", "");
+        s->report = gr_asprintf("%s", "");
+        s->points = xcalloc((size_t)b->lab->ntests, sizeof *s->points);
+        s->passed = xcalloc((size_t)b->lab->ntests, sizeof *s->passed);
+        s->status = SUB_MISSING;
+        s->max_score = grader_lab_points(b->lab);
+        s->on_roster = 1;
+    }
+    free_roster(r, n);
+    if (b->nsubs > 1)
+        qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
+    return 0;
+}
+
 /* A shard keeps every shard_n-th submission (in id order) from the shard_k-th. */
 static void keep_shard(batch *b)
 {
@@ -613,7 +798,17 @@ static int list_submissions(batch *b, lab_error *err)
     refuse_collisions(b);
     if (mark_only(b, err) != 0)
         return -1;
+    if (b->o->roster && b->o->shard_n > 0) {
+        /* The missing rows are the merge's: a shard only reads the roster. */
+        roster_entry *r = NULL;
+        int n = read_roster(b->o->roster, &r, err);
+        if (n < 0)
+            return -1;
+        free_roster(r, n);
+    }
     keep_shard(b);
+    if (apply_roster(b, err) != 0)
+        return -1;
     if (b->nskipped > 1)
         qsort(b->skipped, (size_t)b->nskipped, sizeof *b->skipped, by_name);
     return 0;
@@ -795,6 +990,141 @@ done:
     return rc;
 }
 
+/* ---- a folder submission ---------------------------------------------------------------
+ *
+ * A folder is searched as gr_unpack searches an archive: at any depth, the
+ * one regular file of each wanted name, macOS's __MACOSX/ and ._ files
+ * skipped, never following a link; a wanted name that is a link or not a
+ * regular file, two files of the name, one over GR_UNPACK_MAX_FILE, or a
+ * folder past FOLDER_MAX_DEPTH or GR_UNPACK_MAX_ENTRIES refuse the folder.
+ */
+
+#define FOLDER_MAX_DEPTH 32
+#define MAX_WANTED 16
+
+static int wanted_index(const char *const *wanted, const char *name)
+{
+    for (int i = 0; wanted[i]; i++)
+        if (strcmp(wanted[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Searches the folder open at fd (rel its path in the submission, "" at the
+ * top), taking fd; found[i] gets wanted[i]'s path. */
+static int search_folder(int fd, const char *rel, int depth, const char *const *wanted,
+                         char **found, int *entries, lab_error *err)
+{
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return lab_errorf(err, "%s: cannot read: %s", *rel ? rel : ".", strerror(errno));
+    }
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        const char *name = e->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strncmp(name, "._", 2) == 0 ||
+            strcmp(name, "__MACOSX") == 0)
+            continue;
+        if (++*entries > GR_UNPACK_MAX_ENTRIES) {
+            rc = lab_errorf(err, "more than %d entries", GR_UNPACK_MAX_ENTRIES);
+            break;
+        }
+        char *path = *rel ? gr_asprintf("%s/%s", rel, name) : gr_asprintf("%s", name);
+        struct stat st;
+        int w = wanted_index(wanted, name);
+        if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            rc = lab_errorf(err, "%s: cannot read: %s", path, strerror(errno));
+        else if (w >= 0 && S_ISLNK(st.st_mode))
+            rc = lab_errorf(err, "%s is a symbolic link: put the file itself in its place", path);
+        else if (w >= 0 && !S_ISREG(st.st_mode))
+            rc = lab_errorf(err, "%s is not a regular file", path);
+        else if (w >= 0 && found[w])
+            rc = lab_errorf(err, "two files named %s, %s and %s: keep one", name, found[w], path);
+        else if (w >= 0 && st.st_size > GR_UNPACK_MAX_FILE)
+            rc = lab_errorf(err, "%s is larger than %ld KiB: not a source file", path,
+                            GR_UNPACK_MAX_FILE >> 10);
+        else if (w >= 0) {
+            found[w] = path;
+            path = NULL;
+        } else if (S_ISDIR(st.st_mode) && depth >= FOLDER_MAX_DEPTH) {
+            rc = lab_errorf(err, "%s: folders nested more than %d deep", path, FOLDER_MAX_DEPTH);
+        } else if (S_ISDIR(st.st_mode)) {
+            int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            rc = sub < 0 ? lab_errorf(err, "%s: cannot open: %s", path, strerror(errno))
+                         : search_folder(sub, path, depth + 1, wanted, found, entries, err);
+        }
+        free(path);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* found[i]: the path in folder of wanted[i], or NULL where there is none;
+ * each to be freed. Returns 0, or -1 with the refusal in err. */
+static int find_in_folder(const char *folder, const char *const *wanted, char **found,
+                          lab_error *err)
+{
+    int entries = 0;
+    for (int i = 0; wanted[i]; i++)
+        found[i] = NULL;
+    int fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return lab_errorf(err, "%s: cannot open: %s", folder, strerror(errno));
+    return search_folder(fd, "", 0, wanted, found, &entries, err);
+}
+
+/* Copies the regular file at folder/rel (never through a link at its end)
+ * to dest/name. */
+static int copy_found(const char *folder, const char *rel, const char *dest, const char *name,
+                      lab_error *err)
+{
+    char *from = gr_asprintf("%s/%s", folder, rel), *to = gr_asprintf("%s/%s", dest, name);
+    int in = open(from, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), out = -1, rc = 0;
+    struct stat st;
+    if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode))
+        rc = lab_errorf(err, "%s: cannot read it as a file", rel);
+    else if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
+        rc = lab_errorf(err, "%s: cannot create: %s", to, strerror(errno));
+    char buf[65536];
+    ssize_t n = 0;
+    long total = 0;
+    while (rc == 0 && (n = read(in, buf, sizeof buf)) > 0 && total <= GR_UNPACK_MAX_FILE) {
+        total += n;
+        if (write(out, buf, (size_t)n) != n)
+            rc = lab_errorf(err, "%s: cannot write: %s", to, strerror(errno));
+    }
+    if (rc == 0 && (n < 0 || total > GR_UNPACK_MAX_FILE))
+        rc = lab_errorf(err, "%s: cannot read it whole", rel);
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out) != 0 && rc == 0)
+        rc = lab_errorf(err, "%s: cannot write: %s", to, strerror(errno));
+    free(from);
+    free(to);
+    return rc;
+}
+
+/* Writes dest/NAME for each wanted NAME found in folder (find_in_folder). */
+static int take_from_folder(const char *folder, const char *dest, const char *const *wanted,
+                            lab_error *err)
+{
+    char *found[MAX_WANTED + 1];
+    int n = 0;
+    while (wanted[n])
+        n++;
+    if (n > MAX_WANTED)
+        return lab_errorf(err, "more than %d student files", MAX_WANTED);
+    int rc = find_in_folder(folder, wanted, found, err);
+    for (int i = 0; i < n; i++) {
+        if (rc == 0 && found[i])
+            rc = copy_found(folder, found[i], dest, wanted[i], err);
+        free(found[i]);
+    }
+    return rc;
+}
+
 /* ---- what a report was made from ------------------------------------------------------
  *
  * A report records the sha256 of what it graded (each student file of a
@@ -852,11 +1182,18 @@ static void hash_submission(const batch *b, submission *s)
     }
     s->nhashes = n;
     s->hashes = xcalloc((size_t)n, sizeof *s->hashes);
+    char *found[MAX_WANTED + 1] = {0};
+    lab_error err;
+    int refused = n > MAX_WANTED || find_in_folder(s->source, files, found, &err) != 0;
     for (int i = 0; i < n; i++) {
-        char *path = gr_asprintf("%s/%s", s->source, files[i]);
         s->hashes[i].name = files[i];
-        hash_file(path, s->hashes[i].sha256);
-        free(path);
+        if (!refused && found[i]) {
+            char *path = gr_asprintf("%s/%s", s->source, found[i]);
+            hash_file(path, s->hashes[i].sha256);
+            free(path);
+        }
+        if (i <= MAX_WANTED)
+            free(found[i]);
     }
 }
 
@@ -990,7 +1327,7 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     size_t len = 0;
     gr_report r = {0};
     r.lab = lab;
-    r.source = s->source;
+    r.source = entry_name(s);
     r.student = s->id;
     r.grader = b->version;
     r.grader_sha256 = b->fingerprint;
@@ -1071,6 +1408,11 @@ static void progress(batch *b, const submission *s)
     char *id = gr_clean_line(s->id);
     b->done++;
     fprintf(stderr, "[%d/%d] %s ", b->done, b->nsubs, id);
+    if (s->status == SUB_MISSING) {
+        fputs("missing: on the roster, no submission\n", stderr);
+        free(id);
+        return;
+    }
     if (s->status == SUB_ERROR) {
         char *why = gr_clean_line(s->error ? s->error : "");
         fprintf(stderr, "error: %s", why);
@@ -1158,10 +1500,11 @@ static void no_report(batch *b, submission *s)
 /* ---- the children ----------------------------------------------------------------------- */
 
 /*
- * In the child: grades s in the work folder (an archive unpacked there
- * first) and writes its report. Exits 0 (full marks) or 1 when the report is
- * written; 2 when not, or 4 when the archive is refused, with what went
- * wrong written to fd.
+ * In the child: grades s in the work folder, where the student files are
+ * first taken from its archive or folder, and writes its report. Exits 0
+ * (full marks) or 1 when the report is written; 2 when not, 4 when the
+ * archive is refused and 5 when the folder is, with what went wrong written
+ * to fd.
  */
 static void grade_child(const batch *b, const submission *s, const char *work, int fd)
 {
@@ -1172,22 +1515,20 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     o.root = b->o->root;
     o.build = work;
     o.source_dir = s->source;
-    o.label = s->source;
+    o.label = entry_name(s); /* the student reads it: not the instructor's paths */
     o.show = b->o->show;
     o.seed = b->o->seed;
-    char *unpacked = NULL;
-    if (s->archive) {
-        unpacked = gr_asprintf("%s/submission", work);
-        int bad = mkdir(unpacked, 0755) != 0
-                      ? lab_errorf(&err, "%s: cannot create: %s", unpacked, strerror(errno))
-                      : gr_unpack_isolated(s->source, unpacked, b->lab->student_files, &err);
-        if (bad) {
-            if (write(fd, err.msg, strlen(err.msg)) < 0)
-                _exit(3);
-            _exit(4);
-        }
-        o.source_dir = unpacked;
+    char *unpacked = gr_asprintf("%s/submission", work);
+    int bad = mkdir(unpacked, 0755) != 0
+                  ? lab_errorf(&err, "%s: cannot create: %s", unpacked, strerror(errno))
+              : s->archive ? gr_unpack_isolated(s->source, unpacked, b->lab->student_files, &err)
+                           : take_from_folder(s->source, unpacked, b->lab->student_files, &err);
+    if (bad) {
+        if (write(fd, err.msg, strlen(err.msg)) < 0)
+            _exit(3);
+        _exit(s->archive ? 4 : 5);
     }
+    o.source_dir = unpacked;
     int rc = gr_grade(&o, &r, &err);
     r.student = s->id;
     r.grader = b->version;
@@ -1332,6 +1673,8 @@ static void finish_job(batch *b, job *jobs, job *j, int status)
                          b->cap_s);
     else if (WIFEXITED(status) && WEXITSTATUS(status) == 4)
         what = gr_asprintf("its archive was refused: %s", msg);
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 5)
+        what = gr_asprintf("its folder was refused: %s", msg);
     else if (WIFSIGNALED(status))
         what = gr_asprintf("the grader's process for it was killed by signal %d (%s)",
                          WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -1359,7 +1702,7 @@ static void grade_all(batch *b, job *jobs)
     while (next < b->nsubs || running > 0) {
         while (next < b->nsubs && running < njobs) {
             int sub = next++;
-            if (b->subs[sub].refused) {
+            if (b->subs[sub].refused || b->subs[sub].status == SUB_MISSING) {
                 progress(b, &b->subs[sub]);
                 continue;
             }
@@ -1453,7 +1796,7 @@ static int write_lms(const batch *b, lab_error *err)
     fputs(canvas ? "\r\n" : ",Feedback\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
-        gr_write_csv_cell(af.f, s->id);
+        gr_write_csv_cell(af.f, canvas && s->name ? s->name : s->id);
         if (canvas) {
             fputs(",,,", af.f);
             gr_write_csv_cell(af.f, s->id);
@@ -1466,6 +1809,8 @@ static int write_lms(const batch *b, lab_error *err)
                 char *why = gr_asprintf("not graded: %s", s->error ? s->error : "an error");
                 gr_write_csv_cell(af.f, why);
                 free(why);
+            } else if (s->status == SUB_MISSING) {
+                gr_write_csv_cell(af.f, "no submission");
             }
         }
         fputs("\r\n", af.f);
@@ -1611,7 +1956,7 @@ static void print_summary(const batch *b, const char *gradebook_error)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
     int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
-    int only = 0, hidden = 0, reports = 0;
+    int only = 0, hidden = 0, reports = 0, missing = 0, not_on_roster = 0;
     int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
     double sum = 0;
     for (int k = 0; k < b->nsubs; k++) {
@@ -1619,12 +1964,14 @@ static void print_summary(const batch *b, const char *gradebook_error)
         resumed += s->resumed;
         only += s->only;
         hidden += s->hidden && s->status != SUB_ERROR;
-        reports += s->status != SUB_ERROR;
+        reports += s->status != SUB_ERROR && s->status != SUB_MISSING;
         errors += s->status == SUB_ERROR;
         resumed_errors += s->status == SUB_ERROR && s->resumed;
         build_failed += s->status == SUB_BUILD_FAILED;
         with_skips += s->status != SUB_ERROR && s->skipped > 0;
-        if (s->status != SUB_ERROR) {
+        missing += s->status == SUB_MISSING;
+        not_on_roster += !s->on_roster;
+        if (s->status != SUB_ERROR && s->status != SUB_MISSING) {
             scores[n++] = s->score;
             sum += s->score;
         }
@@ -1657,13 +2004,15 @@ static void print_summary(const batch *b, const char *gradebook_error)
                refused);
     printf("  %-9s %6d  did not build, or a file was missing (score 0)\n", "no build",
            build_failed);
+    if (b->o->roster)
+        printf("  %-9s %6d  on the roster, with no submission (score 0)\n", "missing", missing);
     if (with_skips > 0)
         printf("  %-9s %6d  had tests SKIPPED, which earn nothing: this machine cannot run "
                "them (no GPU?)\n", "SKIPPED", with_skips);
     if (n > 0) {
         qsort(scores, (size_t)n, sizeof *scores, by_value);
         double median = n % 2 ? scores[n / 2] : 0.5 * (scores[n / 2 - 1] + scores[n / 2]);
-        printf("  %-9s %6.1f  of %d, over the %d with a score (errors left out)\n", "mean",
+        printf("  %-9s %6.1f  of %d, over the %d graded (errors and missing left out)\n", "mean",
                sum / n, max, n);
         printf("  %-9s %6.1f  of %d\n", "median", median, max);
     }
@@ -1680,6 +2029,16 @@ static void print_summary(const batch *b, const char *gradebook_error)
             printf("  %-*s  %s\n", w, id, why);
             free(id);
             free(why);
+        }
+    }
+    if (not_on_roster > 0) {
+        printf("\nNot on the roster (graded all the same):\n");
+        for (int k = 0; k < b->nsubs; k++) {
+            if (b->subs[k].on_roster)
+                continue;
+            char *id = gr_clean_line(b->subs[k].id);
+            printf("  %s\n", id);
+            free(id);
         }
     }
     print_most_failed(b);

@@ -54,6 +54,8 @@ typedef struct gr_batch_options {
     int merge;             /* grade nothing: the gradebook from json_dir's reports */
     const char *seed;      /* hidden inputs for every submission (gr_options.seed) */
     const char *const *only; /* grade these ids again, whatever their reports */
+    const char *roster;    /* the class, a CSV of id and name: a row "missing" for
+                              each student without a submission; NULL: none */
     int nonly;
     const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
                               "canvas" or "moodle"; NULL: none */

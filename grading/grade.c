@@ -1021,9 +1021,15 @@ static int stage_files(const gr_options *o, const char *stage, gr_report *r, lab
     }
     for (int i = 0; lab->student_files[i]; i++) {
         lab_error why;
-        char *from = gr_asprintf("%s/%s", o->source_dir, lab->student_files[i]);
-        char *to = gr_asprintf("%s/src/%s", stage, lab->student_files[i]);
-        int rc = copy_file(from, to, &why);
+        const char *name = lab->student_files[i];
+        char *from = gr_asprintf("%s/%s", o->source_dir, name);
+        char *to = gr_asprintf("%s/src/%s", stage, name);
+        struct stat st;
+        /* The submission's own failings name the file, not where it was. */
+        int rc = lstat(from, &st) != 0    ? lab_errorf(&why, "no %s in the submission", name)
+                 : !S_ISREG(st.st_mode)   ? lab_errorf(&why, "%s in the submission is not a "
+                                                             "regular file (a link?)", name)
+                                          : copy_file(from, to, &why);
         free(from), free(to);
         if (rc != 0) {
             r->build_log = xstrdup(why.msg);

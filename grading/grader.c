@@ -71,6 +71,8 @@ static void usage(FILE *f)
           "                     from this run is graded again, and the summary says so)\n"
           "  --only ID          grade student ID again (repeat it for more); the others\n"
           "                     resume\n"
+          "  --roster FILE      the class, a CSV of id and name: the gradebook gets a row\n"
+          "                     \"missing\" (score 0) for each student without a submission\n"
           "  --timeout SECONDS  stop grading a submission after this long and report an\n"
           "                     error for it (default 10 x the lab's time limits + 120 s)\n"
           "Beside each report, DIR2/<id>.txt, the scorecard to return to the student.\n"
@@ -169,7 +171,7 @@ static int read_seed_file(const char *path, char *seed, size_t size)
 
 /* The options of --batch, as given. */
 typedef struct batch_args {
-    const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms;
+    const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms, *roster;
     int force, merge;
     const char **only;
     int nonly;
@@ -190,6 +192,7 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.merge = a->merge;
     b.seed = o->seed;
     b.only = a->only;
+    b.roster = a->roster;
     b.nonly = a->nonly;
     if (a->lms && strcmp(a->lms, "canvas") != 0 && strcmp(a->lms, "moodle") != 0) {
         fprintf(stderr, "grader: --lms %s: canvas or moodle\n", a->lms);
@@ -246,7 +249,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
-        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_ONLY
+        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_ONLY, OPT_ROSTER
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -260,6 +263,7 @@ int main(int argc, char **argv)
         {"seed", required_argument, 0, OPT_SEED},   {"lms", required_argument, 0, OPT_LMS},
         {"seed-file", required_argument, 0, OPT_SEED_FILE},
         {"only", required_argument, 0, OPT_ONLY},
+        {"roster", required_argument, 0, OPT_ROSTER},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, c;
     const char *dir = NULL, *test = NULL, *output = NULL, *seed = getenv("FP8LAB_SEED");
@@ -291,6 +295,7 @@ int main(int argc, char **argv)
         case OPT_MERGE: batch.merge = 1; break;
         case OPT_SEED: seed = optarg; break;
         case OPT_SEED_FILE: seed_file = optarg; break;
+        case OPT_ROSTER: batch.roster = optarg; break;
         case OPT_ONLY:
             batch.only = realloc(batch.only, (size_t)(batch.nonly + 1) * sizeof *batch.only);
             if (!batch.only) {
@@ -326,10 +331,11 @@ int main(int argc, char **argv)
         return 2;
     }
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
-                     batch.timeout || batch.shard || batch.merge || batch.lms || batch.nonly;
+                     batch.timeout || batch.shard || batch.merge || batch.lms || batch.nonly ||
+                     batch.roster;
     if (!batch.dir && batch_only) {
         fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
-                        "--merge, --lms and --only go with --batch DIR\n");
+                        "--merge, --lms, --only and --roster go with --batch DIR\n");
         return 2;
     }
     if (batch.dir && (solution || dir || test || format_given || output || keep)) {

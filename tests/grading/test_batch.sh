@@ -125,7 +125,7 @@ expect_match "broken: the compiler's message" "$(jq -r .build_log "$GRADES/broke
 expect_eq "empty: score and status" "$(field "$BOOK" empty 2),$(field "$BOOK" empty 4)" \
     "0,build_failed"
 expect_match "empty: says what is missing" "$(jq -r .build_log "$GRADES/empty.json")" \
-    "lab0\\.c: not found"
+    "^no lab0\\.c in the submission$"
 expect_eq "weird, id: quoted" "$(csv "$BOOK" | grep '^"weird, id",' | cut -d, -f3-5)" \
     "100,100,graded"
 
