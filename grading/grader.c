@@ -271,6 +271,9 @@ int main(int argc, char **argv)
     static char seed_buf[256];
     gr_format format = GR_FORMAT_TEXT;
     batch_args batch = {0};
+    /* The --only ids point into argv; there are fewer of them than arguments. */
+    const char *only_ids[argc];
+    batch.only = only_ids;
 
     while ((c = getopt_long(argc, argv, "vo:hj:A", longopts, NULL)) != -1) {
         switch (c) {
@@ -296,14 +299,7 @@ int main(int argc, char **argv)
         case OPT_SEED: seed = optarg; break;
         case OPT_SEED_FILE: seed_file = optarg; break;
         case OPT_ROSTER: batch.roster = optarg; break;
-        case OPT_ONLY:
-            batch.only = realloc(batch.only, (size_t)(batch.nonly + 1) * sizeof *batch.only);
-            if (!batch.only) {
-                fputs("grader: out of memory\n", stderr);
-                return 2;
-            }
-            batch.only[batch.nonly++] = optarg;
-            break;
+        case OPT_ONLY: only_ids[batch.nonly++] = optarg; break;
         case OPT_LMS: batch.lms = optarg; break;
         case OPT_FORMAT: {
             format_given = 1;

@@ -137,7 +137,7 @@ wait "$parent" 2>/dev/null
 for i in $(seq 1 300); do
     busy=0
     for f in /proc/[0-9]*/cmdline; do
-        tr '\0' ' ' <"$f" 2>/dev/null | grep -q -- "--batch $K " && busy=1
+        { tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q -- "--batch $K " && busy=1
     done
     [ $busy = 0 ] && break
     sleep 0.2
