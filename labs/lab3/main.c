@@ -646,9 +646,9 @@ static void print_summary(const run *r, const history *h)
     printf("\n  FP8 - FP32: %+.2f points final, %+.2f points best.\n",
            h->accuracy[M_FP8][e - 1] - h->accuracy[M_FP32][e - 1],
            max_of(h->accuracy[M_FP8], e) - max_of(h->accuracy[M_FP32], e));
-    printf("  The time ratio is what emulating FP8 costs on a CPU: each cast runs\n"
-           "  fp8_encode and fp8_decode per element, and the products are FP32 GEMMs\n"
-           "  either way; on a GPU the FP8 GEMM itself is the faster one.\n\n");
+    printf("  The time ratio is what emulating FP8 costs on a CPU: each cast rounds\n"
+           "  every element to the format and back in software, and the products are\n"
+           "  FP32 GEMMs either way; on a GPU the FP8 GEMM itself is the faster one.\n\n");
 
     printf("Final scales (the FP32 model casts nothing: its scalers stay fresh, 1):\n\n");
     printf("  %-4s", "mode");
