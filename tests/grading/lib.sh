@@ -8,6 +8,10 @@ bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 expect_eq() { # what got want
     if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi
 }
+# csv FILE: the gradebook FILE without its CRLF's CRs; field FILE ID N: the
+# N-th column of ID's row.
+csv() { tr -d '\r' <"$1"; }
+field() { csv "$1" | awk -F, -v id="$2" -v n="$3" '$1 == id { print $n }'; }
 expect_match() { # what text extended-regex
     if printf '%s' "$2" | grep -Eq -- "$3"; then ok; else
         bad "$1: no match for /$3/ in:"

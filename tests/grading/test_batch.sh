@@ -55,10 +55,7 @@ batch() {
     echo $? >"$TMP/$name.rc"
 }
 rc_of() { cat "$TMP/$1.rc"; }
-# The gradebook without its CR line ends.
-csv() { tr -d '\r' <"$1"; }
-# A gradebook row's field (1 student, 2 score, 4 status), for an id without a comma.
-field() { csv "$1" | awk -F, -v id="$2" -v n="$3" '$1 == id { print $n }'; }
+# csv and field (lib.sh): the gradebook, a row's field (1 student, 2 score, 4 status).
 # The summary line for a count: "  graded   6  this run" -> 6.
 count_of() { sed -n "s/^  $2  *\([0-9.]*\) .*/\1/p" "$TMP/$1.out"; }
 # The command lines of running processes that grade in a batch work folder.

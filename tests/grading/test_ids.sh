@@ -24,7 +24,6 @@ TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 
-csv() { tr -d '\r' <"$1"; }
 count_of() { sed -n "s/^  $1  *\([0-9.]*\) .*/\1/p" "$TMP/out"; }
 
 SUBS=$TMP/class

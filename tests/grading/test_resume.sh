@@ -37,8 +37,6 @@ batch() { # NAME ARGS...
     echo $? >"$TMP/$name.rc"
 }
 rc_of() { cat "$TMP/$1.rc"; }
-csv() { tr -d '\r' <"$1"; }
-field() { csv "$1" | awk -F, -v id="$2" -v n="$3" '$1 == id { print $n }'; }
 count_of() { sed -n "s/^  $2  *\([0-9.]*\) .*/\1/p" "$TMP/$1.out"; }
 
 S=$TMP/class

@@ -19,8 +19,6 @@ TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 
-csv() { tr -d '\r' <"$1"; }
-field() { csv "$1" | awk -F, -v id="$2" -v n="$3" '$1 == id { print $n }'; }
 
 S=$TMP/class
 for id in alice Bob extra; do
