@@ -11,5 +11,9 @@ if [ -z "${FP8LAB_NO_INSTALL:-}" ]; then
     # shellcheck disable=SC2046
     apt-get install -y $(sh common/deps.sh missing build labs)
 fi
+# The seed and the script that reads it, root's alone: the submissions run as
+# nobody, who must not read them.
+chmod 0700 "$here/run_autograder"
+[ -f "$here/seed" ] && chmod 0600 "$here/seed"
 # The build the grader is made for, whatever the environment says.
 make -j"$(nproc)" BUILD=build SANITIZE=0 grader-@LAB@

@@ -45,6 +45,8 @@ grep -q "spring" "$AG/source/run_autograder" && bad "run_autograder holds the se
 FP8LAB_NO_INSTALL=1 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL bash "$AG/source/setup.sh" \
     >"$TMP/setup.out" 2>&1
 expect_eq "setup.sh: exit status" "$?" 0 || tail -n 20 "$TMP/setup.out"
+expect_eq "setup.sh: the seed is root's alone" "$(stat -c %a "$AG/source/seed")" 600
+expect_eq "setup.sh: run_autograder is root's alone" "$(stat -c %a "$AG/source/run_autograder")" 700
 
 # grade NAME: runs run_autograder on what $AG/submission holds now.
 grade() {
