@@ -19,6 +19,10 @@
 # core unless given -j.
 
 BUILD    ?= build
+# The same folder, however it is named (./grader passes it absolute): the .d
+# files name their targets as BUILD was spelled, and a target spelled another
+# way would not be rebuilt when its headers change.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(patsubst %/,%,$(BUILD)))
 CUDA_HOME ?= /usr/local/cuda
 
 OPT      ?= -O2 -g

@@ -12,6 +12,8 @@
 #      without it; restored, `make lab3` gives the same files, byte for byte,
 #      as a clean build (the grader's compiled-in nvcc included).
 #   3. A flag changed (CFLAGS) rebuilds, and changed back gives the clean build.
+#   4. A header changed is seen whichever way the build folder was named:
+#      ./grader names it absolute, make relative (in a copy of the course).
 # Each build is in a folder of the test's own.
 #
 #   FP8LAB_BUILD=build sh tests/build/test_config.sh     (from the top of the course)
@@ -94,6 +96,31 @@ same_as_clean "CFLAGS back"
 # Nothing changed: nothing rebuilt.
 qmake lab3 >"$TMP/again.out" 2>&1
 expect_eq "again: make lab3 says only what to run next" "$(grep -vc '^lab3: built' "$TMP/again.out")" 0
+
+# 4. A header changed after ./grader built (BUILD absolute), then make (BUILD
+#    relative), and the other way round: each rebuilds what includes it.
+C=$TMP/course
+mkdir -p "$C"
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    (cd "$ROOT" && git ls-files -z | xargs -0 tar cf - 2>/dev/null) | tar xf - -C "$C"
+else
+    (cd "$ROOT" && tar cf - --exclude=./build .) | tar xf - -C "$C"
+fi
+gmake() { (cd "$C" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u BUILD "$@"); }
+gmake ./grader lab0 --solution >"$TMP/g1.out" 2>&1
+expect_eq "copy: ./grader lab0 --solution" "$?" 0 || tail -n 5 "$TMP/g1.out"
+touch "$C/grading/rubric.h"
+gmake make --no-print-directory lab0 >"$TMP/g2.out" 2>&1
+expect_match "rubric.h changed after ./grader: make lab0 rebuilds the suite" \
+    "$(cat "$TMP/g2.out")" "CC +grading/lab0_suite.c"
+before=$(stat -c %Y.%y "$C/build/obj/grading/lab0_suite.o" 2>/dev/null)
+sleep 1
+touch "$C/grading/rubric.h"
+gmake ./grader lab0 --solution >"$TMP/g3.out" 2>&1
+expect_eq "copy: ./grader lab0 --solution again" "$?" 0 || tail -n 5 "$TMP/g3.out"
+after=$(stat -c %Y.%y "$C/build/obj/grading/lab0_suite.o" 2>/dev/null)
+[ -n "$before" ] && [ "$before" != "$after" ] && ok ||
+    bad "rubric.h changed after make: ./grader did not rebuild the suite"
 
 echo "test_config: $passed passed, $failed failed"
 [ "$failed" = 0 ]
