@@ -1128,6 +1128,8 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         res->points = res->status == GR_PASS ? res->test->points : 0;
         r->score += res->points;
     }
+    if (gr_note_builds_on(r) != 0)
+        fprintf(stderr, "grader: out of memory: the failures' causes are not named\n");
     rc = 0;
 done:
     if (o->keep)

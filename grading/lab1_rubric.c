@@ -3,6 +3,8 @@
  * The tests themselves are in lab1_suite.c; the sections are the handout's,
  * labs/lab1/README.md.
  */
+#include <stddef.h>
+
 #include "rubric.h"
 
 static const char *const student_files[] = {"lab1.c", 0};
@@ -20,25 +22,25 @@ static const char *const hidden[] = {"cast_counts", 0};
 #define S8 "§8 The moving-average variant"
 
 static const grader_test tests[] = {
-    {"format_hybrid", 3, "E4M3 forward, E5M2 for gradients", S2, 5, 0},
-    {"amax", 4, "amax of the stream's tensors", S3, 5, 0},
-    {"amax_ignores_nan", 5, "amax skips NaN, keeps inf", S3, 5, 0},
-    {"scaled_cast", 8, "the scaled cast's bytes, step by step", S4, 5, 0},
-    {"cast_counts", 6, "saturated and flushed counts", S4, 5, 0},
-    {"delayed_init", 4, "the first step runs with scale 1", S5, 5, 0},
-    {"delayed_cast", 6, "the cast records the unscaled amax in slot 0", S5, 5, 0},
-    {"update_roll", 8, "amax read before the roll; the roll", S5, 5, 0},
-    {"update_max", 8, "algo max over the stream, step by step", S5, 5, 0},
-    {"update_most_recent", 6, "algo most_recent over the stream", S5, 5, 0},
-    {"update_margin", 6, "the margin divides by 2^margin", S6, 5, 0},
-    {"update_amax_zero", 5, "amax 0 keeps the scale", S6, 5, 0},
-    {"update_amax_inf_nan", 5, "amax inf or NaN keeps the scale", S6, 5, 0},
-    {"update_scale_overflow", 4, "an infinite scale becomes FLT_MAX", S6, 5, 0},
-    {"stream_gradient", 5, "the gradient stream in E5M2", S2 " and " S5, 5, 0},
-    {"current_scale", 5, "current scaling of the stream", S7, 5, 0},
-    {"current_edge_cases", 4, "epsilon, amax 0, inf, NaN, tiny", S7, 5, 0},
-    {"current_pow2", 4, "power-of-2 scales, rounded down", S7, 5, 0},
-    {"ema", 4, "momentum on the scale", S8, 5, 0},
+    {"format_hybrid", 3, "E4M3 forward, E5M2 for gradients", S2, 5, 0, NULL},
+    {"amax", 4, "amax of the stream's tensors", S3, 5, 0, NULL},
+    {"amax_ignores_nan", 5, "amax skips NaN, keeps inf", S3, 5, 0, NULL},
+    {"scaled_cast", 8, "the scaled cast's bytes, step by step", S4, 5, 0, NULL},
+    {"cast_counts", 6, "saturated and flushed counts", S4, 5, 0, NULL},
+    {"delayed_init", 4, "the first step runs with scale 1", S5, 5, 0, NULL},
+    {"delayed_cast", 6, "the cast records the unscaled amax in slot 0", S5, 5, 0, NULL},
+    {"update_roll", 8, "amax read before the roll; the roll", S5, 5, 0, NULL},
+    {"update_max", 8, "algo max over the stream, step by step", S5, 5, 0, NULL},
+    {"update_most_recent", 6, "algo most_recent over the stream", S5, 5, 0, NULL},
+    {"update_margin", 6, "the margin divides by 2^margin", S6, 5, 0, NULL},
+    {"update_amax_zero", 5, "amax 0 keeps the scale", S6, 5, 0, NULL},
+    {"update_amax_inf_nan", 5, "amax inf or NaN keeps the scale", S6, 5, 0, NULL},
+    {"update_scale_overflow", 4, "an infinite scale becomes FLT_MAX", S6, 5, 0, NULL},
+    {"stream_gradient", 5, "the gradient stream in E5M2", S2 " and " S5, 5, 0, NULL},
+    {"current_scale", 5, "current scaling of the stream", S7, 5, 0, NULL},
+    {"current_edge_cases", 4, "epsilon, amax 0, inf, NaN, tiny", S7, 5, 0, NULL},
+    {"current_pow2", 4, "power-of-2 scales, rounded down", S7, 5, 0, NULL},
+    {"ema", 4, "momentum on the scale", S8, 5, 0, NULL},
 };
 
 const grader_lab lab1_rubric = {

@@ -3,6 +3,8 @@
  * The tests themselves are in lab2_suite.c; the sections are the handout's,
  * labs/lab2/README.md.
  */
+#include <stddef.h>
+
 #include "rubric.h"
 
 static const char *const student_files[] = {"lab2.c", 0};
@@ -16,18 +18,18 @@ static const char *const provided_files[] = {"lab2.h", 0};
 #define S7 "§7 Real tensors"
 
 static const grader_test tests[] = {
-    {"magnitudes", 8, "finite nonzero |x|, sorted", S3, 5, 0},
-    {"percentile", 8, "nearest-rank percentiles", S3, 5, 0},
-    {"stats_counts", 8, "NaN, inf, zero and nonzero counts", S2, 5, 0},
-    {"stats_extremes", 8, "amax, min nonzero, p0.1, p99.9", S3, 5, 0},
-    {"stats_range", 10, "dynamic range in bits, outlier ratio", S3, 5, 0},
-    {"tensor_scale", 5, "the per-tensor scale", S4, 5, 0},
-    {"cast_saturation", 8, "the fraction that saturates", S4, 5, 0},
-    {"cast_underflow", 8, "the fraction that underflows", S4, 5, 0},
-    {"cast_error", 12, "MSE and SQNR of the round trip", S4, 5, 0},
-    {"recommend_rule", 10, "the rule, at its edges", S5, 5, 0},
-    {"recommend_synthetic", 6, "decisions on known tensors", S6, 5, 0},
-    {"recommend_real", 9, "decisions on lab3's tensors", S7, 5, 0},
+    {"magnitudes", 8, "finite nonzero |x|, sorted", S3, 5, 0, NULL},
+    {"percentile", 8, "nearest-rank percentiles", S3, 5, 0, NULL},
+    {"stats_counts", 8, "NaN, inf, zero and nonzero counts", S2, 5, 0, NULL},
+    {"stats_extremes", 8, "amax, min nonzero, p0.1, p99.9", S3, 5, 0, NULL},
+    {"stats_range", 10, "dynamic range in bits, outlier ratio", S3, 5, 0, NULL},
+    {"tensor_scale", 5, "the per-tensor scale", S4, 5, 0, NULL},
+    {"cast_saturation", 8, "the fraction that saturates", S4, 5, 0, NULL},
+    {"cast_underflow", 8, "the fraction that underflows", S4, 5, 0, NULL},
+    {"cast_error", 12, "MSE and SQNR of the round trip", S4, 5, 0, NULL},
+    {"recommend_rule", 10, "the rule, at its edges", S5, 5, 0, NULL},
+    {"recommend_synthetic", 6, "decisions on known tensors", S6, 5, 0, NULL},
+    {"recommend_real", 9, "decisions on lab3's tensors", S7, 5, 0, NULL},
 };
 
 /* Why these: the statistics are the exercise, not a call to someone else's. */

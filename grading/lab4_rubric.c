@@ -3,6 +3,8 @@
  * The tests themselves are in lab4_suite.c; the sections are the handout's,
  * labs/lab4/README.md.
  */
+#include <stddef.h>
+
 #include "rubric.h"
 
 static const char *const student_files[] = {"lab4.c", 0};
@@ -16,25 +18,25 @@ static const char *const provided_files[] = {"lab4.h", 0};
 #define S7 "§7 NVFP4"
 
 static const grader_test tests[] = {
-    {"e8m0_decode", 5, "every E8M0 code", S2, 5, 0},
-    {"block_amax", 5, "block amax, NaN and inf", S3, 5, 0},
-    {"elem_emax", 3, "emax of each element format", S3, 5, 0},
-    {"scale_floor", 8, "OCP's floor rule", S3, 5, 0},
-    {"scale_ceil", 8, "the round-up rule", S3, 5, 0},
-    {"scale_special", 6, "amax 0, NaN, inf, tiny", S4, 5, 0},
-    {"quantize_e4m3", 8, "MXFP8 E4M3, both rules", S5, 5, 0},
-    {"quantize_e5m2", 4, "MXFP8 E5M2", S5, 5, 0},
-    {"quantize_fp6", 5, "MXFP6 E3M2 and E2M3", S5, 5, 0},
-    {"quantize_fp4", 5, "MXFP4 E2M1, both rules", S5, 5, 0},
-    {"quantize_tail", 5, "short last blocks; block size 16", S5, 5, 0},
-    {"quantize_special_blocks", 5, "zero, NaN, inf and tiny blocks", S4, 5, 0},
-    {"hand_block", 5, "the handout's block, worked by hand", S3, 5, 0},
-    {"dequantize", 6, "decode times the block scale", S5, 5, 0},
-    {"dot", 6, "block-scaled dot products", S6, 5, 0},
-    {"gemm", 5, "block-scaled GEMM", S6, 5, 0},
-    {"nvfp4_scale", 3, "the per-tensor scale", S7, 5, 0},
-    {"nvfp4_quantize", 4, "NVFP4 block scales and codes", S7, 5, 0},
-    {"nvfp4_dequantize", 4, "NVFP4 decoding", S7, 5, 0},
+    {"e8m0_decode", 5, "every E8M0 code", S2, 5, 0, NULL},
+    {"block_amax", 5, "block amax, NaN and inf", S3, 5, 0, NULL},
+    {"elem_emax", 3, "emax of each element format", S3, 5, 0, NULL},
+    {"scale_floor", 8, "OCP's floor rule", S3, 5, 0, NULL},
+    {"scale_ceil", 8, "the round-up rule", S3, 5, 0, NULL},
+    {"scale_special", 6, "amax 0, NaN, inf, tiny", S4, 5, 0, NULL},
+    {"quantize_e4m3", 8, "MXFP8 E4M3, both rules", S5, 5, 0, NULL},
+    {"quantize_e5m2", 4, "MXFP8 E5M2", S5, 5, 0, NULL},
+    {"quantize_fp6", 5, "MXFP6 E3M2 and E2M3", S5, 5, 0, NULL},
+    {"quantize_fp4", 5, "MXFP4 E2M1, both rules", S5, 5, 0, NULL},
+    {"quantize_tail", 5, "short last blocks; block size 16", S5, 5, 0, NULL},
+    {"quantize_special_blocks", 5, "zero, NaN, inf and tiny blocks", S4, 5, 0, NULL},
+    {"hand_block", 5, "the handout's block, worked by hand", S3, 5, 0, NULL},
+    {"dequantize", 6, "decode times the block scale", S5, 5, 0, NULL},
+    {"dot", 6, "block-scaled dot products", S6, 5, 0, NULL},
+    {"gemm", 5, "block-scaled GEMM", S6, 5, 0, NULL},
+    {"nvfp4_scale", 3, "the per-tensor scale", S7, 5, 0, NULL},
+    {"nvfp4_quantize", 4, "NVFP4 block scales and codes", S7, 5, 0, NULL},
+    {"nvfp4_dequantize", 4, "NVFP4 decoding", S7, 5, 0, NULL},
 };
 
 /* The course's MX library is what lab4 asks for. */

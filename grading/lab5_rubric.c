@@ -9,6 +9,8 @@
  * or a GEMM's rate as a fraction of cuBLASLt's FP8 GEMM timed in the same
  * run; each tier is a test of its own, passed when the fraction reaches it.
  */
+#include <stddef.h>
+
 #include "rubric.h"
 
 static const char *const student_files[] = {"kernels.cu", "gemm.cu", 0};
@@ -28,36 +30,36 @@ static const char *const provided_files[] = {"lab5.h", "lab5_wgmma.h", 0};
 #define GPU 1
 
 static const grader_test tests[] = {
-    {"builds", 2, "kernels.cu and gemm.cu build with nvcc", S1, 5, 0},
-    {"amax", 6, "amax of random tensors, every size", S2, 20, GPU},
-    {"amax_special", 4, "NaN, inf, -0, empty", S2, 20, GPU},
-    {"amax_race", 4, "many blocks racing for the max", S2, 30, GPU},
-    {"cast_e4m3", 6, "scale-and-cast to E4M3", S3, 20, GPU},
-    {"cast_e5m2", 4, "scale-and-cast to E5M2", S3, 20, GPU},
-    {"cast_tail", 4, "n not a multiple of 4", S3, 20, GPU},
-    {"cast_saturate", 4, "overflow, inf, NaN, subnormals", S3, 20, GPU},
-    {"cast_amax", 3, "the cast's amax", S3, 20, GPU},
-    {"mx_e4m3", 6, "MXFP8 E4M3, both rules", S4, 20, GPU},
-    {"mx_e5m2", 3, "MXFP8 E5M2", S4, 20, GPU},
-    {"mx_tail", 4, "row length not a multiple of 32", S4, 20, GPU},
-    {"mx_special", 3, "zero, NaN, inf and tiny blocks", S4, 20, GPU},
-    {"gemm_naive", 5, "naive FP8 GEMM", S52, 30, GPU},
-    {"gemm_tiled", 6, "tiled FP8 GEMM", S53, 30, GPU},
-    {"gemm_mma", 8, "mma.sync FP8 GEMM", S54, 30, GPU},
-    {"gemm_wgmma_tile", 6, "wgmma FP8 GEMM, one warpgroup a tile", S55, 30, GPU},
-    {"gemm_wgmma", 6, "wgmma FP8 GEMM (challenge)", S55, 30, GPU},
-    {"gemm_cublaslt_fp8", 6, "cuBLASLt FP8: scales, D amax", S6, 30, GPU},
-    {"perf_amax_50", 2, "amax at 50% of the copy", S7, 60, GPU},
-    {"perf_amax_70", 2, "amax at 70% of the copy", S7, 60, GPU},
-    {"perf_amax_85", 2, "amax at 85% of the copy", S7, 60, GPU},
-    {"perf_cast_50", 2, "cast at 50% of the copy", S7, 60, GPU},
-    {"perf_cast_70", 2, "cast at 70% of the copy", S7, 60, GPU},
-    {"perf_cast_85", 2, "cast at 85% of the copy", S7, 60, GPU},
-    {"perf_mx_50", 2, "MXFP8 at 50% of the copy", S7, 60, GPU},
-    {"perf_mx_65", 2, "MXFP8 at 65% of the copy", S7, 60, GPU},
-    {"perf_mx_80", 2, "MXFP8 at 80% of the copy", S7, 60, GPU},
-    {"perf_gemm_25", 2, "GEMM at 25% of cuBLASLt FP8", S7, 60, GPU},
-    {"perf_gemm_50", 2, "GEMM at 50% of cuBLASLt FP8", S7, 60, GPU},
+    {"builds", 2, "kernels.cu and gemm.cu build with nvcc", S1, 5, 0, NULL},
+    {"amax", 6, "amax of random tensors, every size", S2, 20, GPU, NULL},
+    {"amax_special", 4, "NaN, inf, -0, empty", S2, 20, GPU, NULL},
+    {"amax_race", 4, "many blocks racing for the max", S2, 30, GPU, NULL},
+    {"cast_e4m3", 6, "scale-and-cast to E4M3", S3, 20, GPU, NULL},
+    {"cast_e5m2", 4, "scale-and-cast to E5M2", S3, 20, GPU, NULL},
+    {"cast_tail", 4, "n not a multiple of 4", S3, 20, GPU, NULL},
+    {"cast_saturate", 4, "overflow, inf, NaN, subnormals", S3, 20, GPU, NULL},
+    {"cast_amax", 3, "the cast's amax", S3, 20, GPU, NULL},
+    {"mx_e4m3", 6, "MXFP8 E4M3, both rules", S4, 20, GPU, NULL},
+    {"mx_e5m2", 3, "MXFP8 E5M2", S4, 20, GPU, NULL},
+    {"mx_tail", 4, "row length not a multiple of 32", S4, 20, GPU, NULL},
+    {"mx_special", 3, "zero, NaN, inf and tiny blocks", S4, 20, GPU, NULL},
+    {"gemm_naive", 5, "naive FP8 GEMM", S52, 30, GPU, NULL},
+    {"gemm_tiled", 6, "tiled FP8 GEMM", S53, 30, GPU, NULL},
+    {"gemm_mma", 8, "mma.sync FP8 GEMM", S54, 30, GPU, NULL},
+    {"gemm_wgmma_tile", 6, "wgmma FP8 GEMM, one warpgroup a tile", S55, 30, GPU, NULL},
+    {"gemm_wgmma", 6, "wgmma FP8 GEMM (challenge)", S55, 30, GPU, NULL},
+    {"gemm_cublaslt_fp8", 6, "cuBLASLt FP8: scales, D amax", S6, 30, GPU, NULL},
+    {"perf_amax_50", 2, "amax at 50% of the copy", S7, 60, GPU, NULL},
+    {"perf_amax_70", 2, "amax at 70% of the copy", S7, 60, GPU, NULL},
+    {"perf_amax_85", 2, "amax at 85% of the copy", S7, 60, GPU, NULL},
+    {"perf_cast_50", 2, "cast at 50% of the copy", S7, 60, GPU, NULL},
+    {"perf_cast_70", 2, "cast at 70% of the copy", S7, 60, GPU, NULL},
+    {"perf_cast_85", 2, "cast at 85% of the copy", S7, 60, GPU, NULL},
+    {"perf_mx_50", 2, "MXFP8 at 50% of the copy", S7, 60, GPU, NULL},
+    {"perf_mx_65", 2, "MXFP8 at 65% of the copy", S7, 60, GPU, NULL},
+    {"perf_mx_80", 2, "MXFP8 at 80% of the copy", S7, 60, GPU, NULL},
+    {"perf_gemm_25", 2, "GEMM at 25% of cuBLASLt FP8", S7, 60, GPU, NULL},
+    {"perf_gemm_50", 2, "GEMM at 50% of cuBLASLt FP8", S7, 60, GPU, NULL},
 };
 
 /* The course library is CPU code that defines what the kernels compute:

@@ -329,6 +329,56 @@ static char *reread_of(const gr_report *r, const gr_result *res)
     return sb_take(&b);
 }
 
+/* The result of the test named name (len bytes) in r, or NULL. */
+static const gr_result *result_named(const gr_report *r, const char *name, size_t len)
+{
+    for (int i = 0; i < r->nresults; i++)
+        if (strlen(r->results[i].test->name) == len &&
+            strncmp(r->results[i].test->name, name, len) == 0)
+            return &r->results[i];
+    return NULL;
+}
+
+int gr_note_builds_on(gr_report *r)
+{
+    int rc = 0;
+    for (int i = 0; i < r->nresults; i++) {
+        gr_result *res = &r->results[i];
+        const char *p = res->test->builds_on;
+        strbuf b = {0};
+        int named = 0;
+
+        if (!p || (res->status != GR_FAIL && res->status != GR_ERROR))
+            continue;
+        while (*p) {
+            size_t n;
+            p += strspn(p, " ");
+            n = strcspn(p, " ");
+            const gr_result *dep = n ? result_named(r, p, n) : NULL;
+            if (dep && (dep->status == GR_FAIL || dep->status == GR_ERROR)) {
+                char *reread = reread_of(r, dep);
+                sb_add(&b, "%s%s (%s)", named ? ", and " : "It builds on ", dep->test->name,
+                       reread ? reread : "");
+                free(reread);
+                named++;
+            }
+            p += n;
+        }
+        if (named == 0)
+            continue;
+        sb_add(&b, ", which %s too: fix %s first.\n%s", named > 1 ? "fail" : "fails",
+               named > 1 ? "those" : "that", message_of(r, res));
+        char *msg = sb_take(&b);
+        if (!msg) {
+            rc = -1;
+            continue;
+        }
+        free(res->message);
+        res->message = msg;
+    }
+    return rc;
+}
+
 int gr_count_status(const gr_report *r, gr_status s)
 {
     int n = 0;

@@ -105,4 +105,10 @@ const char *gr_status_name(gr_status s); /* "PASS", "FAIL", "ERROR", "NOT RUN", 
 /* How many of r's results have status s. */
 int gr_count_status(const gr_report *r, gr_status s);
 
+/* For each failed test whose rubric entry builds on tests that fail too,
+ * puts first in its message the line that names them and their sections:
+ * the cause is there, not here. 0, or -1 when out of memory (the messages
+ * are then left as they were). */
+int gr_note_builds_on(gr_report *r);
+
 #endif

@@ -17,6 +17,10 @@ typedef struct grader_test {
     const char *section; /* the handout section to re-read when it fails */
     double timeout_s;    /* wall-clock limit, scaled by CK_TIMEOUT_MULTIPLIER */
     int gpu;             /* needs a GPU: SKIPPED, not run, where there is none */
+    /* The tests whose functions this one calls, space-separated, or NULL:
+     * when one of them fails too, this test's report names it and its
+     * section first (gr_note_builds_on). */
+    const char *builds_on;
 } grader_test;
 
 typedef struct grader_lab {

@@ -29,10 +29,10 @@
 /* ---- a made-up lab and its reports --------------------------------------------- */
 
 static const grader_test tests[] = {
-    {"decode_e4m3", 10, "Decode every E4M3 code", "§2.1 Decoding", 5, 0},
-    {"encode_rne", 15, "Round to nearest, ties to even", "§3.2 Rounding", 5, 0},
-    {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5, 0},
-    {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5, 0},
+    {"decode_e4m3", 10, "Decode every E4M3 code", "§2.1 Decoding", 5, 0, NULL},
+    {"encode_rne", 15, "Round to nearest, ties to even", "§3.2 Rounding", 5, 0, NULL},
+    {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5, 0, NULL},
+    {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5, 0, NULL},
 };
 static const char *const hidden_tests[] = {"encode_rne", "scale_amax", 0};
 static const grader_lab lab = {.name = "lab0", .title = "FP8 number formats", .mem_limit_mib = 512,
@@ -190,6 +190,41 @@ static long long jget_int(json_t *obj, const char *key)
 
 /* ---- names -------------------------------------------------------------------------- */
 
+/* A failed test whose rubric entry builds on another failed test names it
+ * and its section first; one whose dependency passed, or one that passed,
+ * is left alone. */
+START_TEST(test_builds_on)
+{
+    static const grader_test dep_tests[] = {
+        {"cast_counts", 6, "counts", "§4 The scaled cast", 5, 0, NULL},
+        {"amax", 4, "amax", "§3 amax", 5, 0, NULL},
+        {"delayed_cast", 6, "delayed", "§5 Delayed", 5, 0, "amax cast_counts"},
+        {"stream", 5, "stream", "§5 Delayed", 5, 0, "amax"},
+        {"update", 5, "update", "§6 Scale", 5, 0, "cast_counts"},
+    };
+    static const grader_lab dep_lab = {.name = "lab1", .title = "t", .tests = dep_tests,
+                                       .ntests = 5};
+    gr_result res[5] = {
+        {&dep_tests[0], GR_FAIL, 0, strdup("counted 3 saturated, should be 4"), NULL},
+        {&dep_tests[1], GR_PASS, 4, NULL, NULL},
+        {&dep_tests[2], GR_FAIL, 0, strdup("byte 7: gave 0x01"), NULL},
+        {&dep_tests[3], GR_FAIL, 0, strdup("step 2: gave 1.5"), NULL},
+        {&dep_tests[4], GR_PASS, 5, NULL, NULL},
+    };
+    gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0};
+
+    ck_assert_int_eq(gr_note_builds_on(&r), 0);
+    ck_assert_str_eq(res[0].message, "counted 3 saturated, should be 4");
+    ck_assert_str_eq(res[2].message,
+                     "It builds on cast_counts (labs/lab1/README.md §4 The scaled cast), which "
+                     "fails too: fix that first.\nbyte 7: gave 0x01");
+    ck_assert_str_eq(res[3].message, "step 2: gave 1.5"); /* amax passed */
+    ck_assert_ptr_null(res[4].message);
+    for (int i = 0; i < 5; i++)
+        free(res[i].message);
+}
+END_TEST
+
 START_TEST(test_format_names)
 {
     ck_assert_int_eq(gr_format_from_name("text"), GR_FORMAT_TEXT);
@@ -321,7 +356,7 @@ END_TEST
  * section left NULL and no clock: the scorecard still says what happened. */
 START_TEST(test_text_missing_pieces)
 {
-    static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0}, {"crash", 2, NULL, NULL, 1, 0}};
+    static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0, NULL}, {"crash", 2, NULL, NULL, 1, 0, NULL}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL}, {&bare[1], GR_ERROR, 0, NULL, NULL}};
     gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
@@ -1062,6 +1097,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_every_format_is_valid);
     tcase_add_test(tc, test_write_to_full_disk);
     tcase_add_test(tc, test_bad_arguments);
+    tcase_add_test(tc, test_builds_on);
     suite_add_tcase(s, tc);
 
     return s;
