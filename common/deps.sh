@@ -27,6 +27,7 @@ set -u
 
 ALL_PACKAGES="gcc g++ make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev \
 zlib1g-dev libarchive-dev bubblewrap libopenblas-dev gnuplot-nox jq libxml2-utils patch libarchive-tools \
+similarity-tester \
 dataset-fashion-mnist"
 
 # build: the library, the tools and the grader (Check for the test suites,
@@ -39,7 +40,7 @@ dataset-fashion-mnist"
 packages_for() {
     case "$1" in
     build) echo "gcc make pkg-config check libsubunit-dev libjansson-dev libxml2-dev nettle-dev zlib1g-dev libarchive-dev bubblewrap" ;;
-    test)  echo "g++ jq libxml2-utils patch libarchive-tools" ;;
+    test)  echo "g++ jq libxml2-utils patch libarchive-tools similarity-tester" ;;
     plot)  echo "gnuplot-nox" ;;
     labs)  echo "libopenblas-dev" ;;
     data)  echo "dataset-fashion-mnist" ;;

@@ -46,6 +46,7 @@
 #include "grade.h"
 #include "plot.h"
 #include "sandbox.h"
+#include "similarity.h"
 #include "unicode_fold.h"
 #include "unpack.h"
 
@@ -168,6 +169,7 @@ typedef struct submission {
     int only;          /* named by --only: graded again, whatever its report */
     int regraded;      /* its report was stale: graded again this run */
     char *name;        /* the student's name, from the roster; NULL without one */
+    const char *import_name; /* the name a platform's download gives (b->import's) */
     int on_roster;     /* the roster lists it (always 1 without a roster) */
     int refused;       /* not graded: error says why (its id and another's are one) */
 } submission;
@@ -181,7 +183,11 @@ typedef struct skipped_entry {
 typedef struct batch {
     const gr_batch_options *o;
     const grader_lab *lab;
-    char *dir;         /* o->dir without trailing slashes */
+    char *dir;         /* o->dir without trailing slashes; for a platform's
+                          download, the folder it was read into (<work>/class) */
+    char *download;    /* o->dir without trailing slashes */
+    gr_from from;      /* the layout read */
+    gr_import import;  /* what was read from a platform's download */
     char *json_dir;
     char *csv;
     char *lms;         /* the LMS's file, or NULL (o->lms) */
@@ -563,7 +569,7 @@ static int mark_only(batch *b, lab_error *err)
                 found = b->subs[k].only = 1;
         if (!found) {
             char *shown = gr_clean_line(id);
-            lab_errorf(err, "--only %s: no submission with that id in %s", shown, b->dir);
+            lab_errorf(err, "--only %s: no submission with that id in %s", shown, b->download);
             free(shown);
             return -1;
         }
@@ -792,6 +798,14 @@ static int list_submissions(batch *b, lab_error *err)
     closedir(d);
     if (read_errno)
         return lab_errorf(err, "%s: cannot read: %s", b->dir, strerror(read_errno));
+    for (int i = 0; i < b->import.nskipped; i++)
+        add_skipped(b, b->import.skipped[i], gr_asprintf("%s", b->import.why[i]),
+                    b->import.refused[i], &cap_skipped);
+    /* The download's names, where it has them (a roster's win: apply_roster). */
+    for (int k = 0; k < b->nsubs; k++)
+        for (int i = 0; i < b->import.n; i++)
+            if (strcmp(b->subs[k].id, b->import.ids[i]) == 0 && b->import.names[i][0])
+                b->subs[k].import_name = b->import.names[i];
     if (b->nsubs > 1)
         qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
     skip_duplicates(b, &cap_skipped);
@@ -1778,29 +1792,55 @@ static int write_gradebook(const batch *b, lab_error *err)
 /* The LMS's file (o->lms): "canvas", Canvas's gradebook import (its
  * export's first five columns, Student, ID, SIS User ID, SIS Login ID and
  * Section, then the assignment's points; rows matched by SIS Login ID, the
- * submission's id); "moodle", Moodle's CSV grade import (Username, the
- * points and Feedback, mapped by the import's form). A submission that ended
- * in an error scores 0 there, which the import keeps (an empty cell would
- * leave an older grade in place: a student could keep one by making the new
- * submission fail); Moodle's feedback says why, Canvas's import has no
- * column for it, and the summary lists every error with its cause. */
+ * submission's id, or by ID, the Canvas user id, when the submissions came
+ * from Canvas's own download); "moodle", Moodle's CSV grade import
+ * (Username, the points and Feedback, mapped by the import's form), or,
+ * when the submissions came from Moodle's own download, the assignment's
+ * grading worksheet (Identifier "Participant N", Full name, Grade and
+ * Feedback comments), which its "Upload grading worksheet" reads. A
+ * submission that ended in an error scores 0 there, which the import keeps
+ * (an empty cell would leave an older grade in place: a student could keep
+ * one by making the new submission fail); Moodle's feedback says why,
+ * Canvas's import has no column for it, and the summary lists every error
+ * with its cause. */
 static int write_lms(const batch *b, lab_error *err)
 {
     int canvas = strcmp(b->o->lms, "canvas") == 0;
+    int canvas_ids = canvas && b->from == GR_FROM_CANVAS;
+    int worksheet = !canvas && b->from == GR_FROM_MOODLE;
     atomic_file af;
     if (atomic_file_open(&af, b->lms, err) != 0)
         return -1;
     char *column = gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
-    fputs(canvas ? "Student,ID,SIS User ID,SIS Login ID,Section," : "Username,", af.f);
-    gr_write_csv_cell(af.f, column);
-    fputs(canvas ? "\r\n" : ",Feedback\r\n", af.f);
+    if (canvas)
+        fputs("Student,ID,SIS User ID,SIS Login ID,Section,", af.f);
+    else
+        fputs(worksheet ? "Identifier,Full name,Grade,Feedback comments\r\n" : "Username,",
+              af.f);
+    if (!worksheet) {
+        gr_write_csv_cell(af.f, column);
+        fputs(canvas ? "\r\n" : ",Feedback\r\n", af.f);
+    }
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
-        gr_write_csv_cell(af.f, canvas && s->name ? s->name : s->id);
+        const char *name = s->name ? s->name : s->import_name;
         if (canvas) {
-            fputs(",,,", af.f);
-            gr_write_csv_cell(af.f, s->id);
+            gr_write_csv_cell(af.f, name ? name : s->id);
             fputc(',', af.f);
+            if (canvas_ids)
+                gr_write_csv_cell(af.f, s->id);
+            fputs(",,", af.f);
+            if (!canvas_ids)
+                gr_write_csv_cell(af.f, s->id);
+            fputc(',', af.f);
+        } else if (worksheet) {
+            char *who = gr_asprintf("Participant %s", s->id);
+            gr_write_csv_cell(af.f, who);
+            free(who);
+            fputc(',', af.f);
+            gr_write_csv_cell(af.f, name ? name : "");
+        } else {
+            gr_write_csv_cell(af.f, s->id);
         }
         fprintf(af.f, ",%d", s->status == SUB_ERROR ? 0 : s->score);
         if (!canvas) {
@@ -1977,7 +2017,7 @@ static void print_summary(const batch *b, const char *gradebook_error)
         }
     }
     printf("\n%s (%s): %d submissions in %s", b->lab->name,
-           b->lab->title ? b->lab->title : "", b->nsubs, b->dir);
+           b->lab->title ? b->lab->title : "", b->nsubs, b->download);
     if (b->o->shard_n > 0)
         printf(", shard %d of %d", b->o->shard_k, b->o->shard_n);
     printf(b->o->merge ? ", merged from the reports\n" : "\n");
@@ -2066,6 +2106,82 @@ double gr_batch_default_cap(const grader_lab *lab)
 }
 
 /* Everything that must hold before the first child starts. */
+/* A platform's bulk download (o->from, or detected) is read into
+ * <work>/class, which is then graded as a plain class folder; its students'
+ * names go with them, and its entries not taken are listed as skipped. */
+static int read_download(batch *b, lab_error *err)
+{
+    b->from = b->o->from == GR_FROM_AUTO ? gr_detect_layout(b->download) : b->o->from;
+    if (b->from == GR_FROM_PLAIN)
+        return 0;
+    char *class = gr_asprintf("%s/class", b->work);
+    if (gr_import_lms(b->download, b->from, class, &b->import, err) != 0) {
+        free(class);
+        return -1;
+    }
+    free(b->dir);
+    b->dir = class;
+    fprintf(stderr, "grader: %s: %s's download (%s): %d student%s%s\n", b->download,
+            gr_from_name(b->from, 1),
+            b->o->from == GR_FROM_AUTO ? "recognised; --from plain reads it as folders"
+                                       : "--from",
+            b->import.n, b->import.n == 1 ? "" : "s",
+            b->import.nskipped ? ", and entries not taken (listed at the end)" : "");
+    return 0;
+}
+
+/* --similarity: the student files of every submission that has them, as
+ * graded, compared (similarity.h); the account goes after the summary. */
+static void report_similarity(const batch *b)
+{
+    gr_sim_input *in = xcalloc((size_t)(b->nsubs > 0 ? b->nsubs : 1), sizeof *in);
+    char **dirs = xcalloc((size_t)(b->nsubs > 0 ? b->nsubs : 1), sizeof *dirs);
+    char *top = gr_asprintf("%s/similarity-in", b->work);
+    int n = 0;
+    lab_error err;
+    if (mkdir(top, 0755) != 0) {
+        printf("\nSimilarity: not computed: %s: %s\n", top, strerror(errno));
+        free(top);
+        free(in);
+        free(dirs);
+        return;
+    }
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        if (s->status == SUB_MISSING || s->refused || !s->source[0])
+            continue;
+        char *dir = gr_asprintf("%s/%d", top, k);
+        int bad = mkdir(dir, 0755) != 0 ||
+                  (s->archive ? gr_unpack_isolated(s->source, dir, b->lab->student_files, &err)
+                              : take_from_folder(s->source, dir, b->lab->student_files, &err));
+        if (bad) {
+            gr_remove_tree(dir);
+            free(dir);
+            continue;
+        }
+        dirs[n] = dir;
+        in[n].id = s->id;
+        in[n].dir = dir;
+        n++;
+    }
+    char *skeleton = gr_asprintf("%s/labs/%s", b->o->root, b->lab->name);
+    char *work = gr_asprintf("%s/similarity", b->work);
+    char *out = gr_asprintf("%s/similarity.txt", b->json_dir);
+    fflush(stdout);
+    if (gr_similarity(in, n, b->lab->student_files, skeleton, b->o->similarity, work, out, stdout,
+                      &err) != 0)
+        printf("\nSimilarity: not written: %s\n", err.msg);
+    for (int k = 0; k < n; k++)
+        free(dirs[k]);
+    free(dirs);
+    free(in);
+    free(skeleton);
+    free(work);
+    free(out);
+    gr_remove_tree(top);
+    free(top);
+}
+
 static int set_up(batch *b, lab_error *err)
 {
     const gr_batch_options *o = b->o;
@@ -2073,6 +2189,7 @@ static int set_up(batch *b, lab_error *err)
     while (len > 1 && o->dir[len - 1] == '/')
         len--;
     b->dir = gr_asprintf("%.*s", (int)len, o->dir);
+    b->download = gr_asprintf("%s", b->dir);
     if (!is_dir(b->dir))
         return lab_errorf(err, "%s: no such folder", o->dir);
     b->json_dir = o->json_dir ? gr_asprintf("%s", o->json_dir) : default_json_dir(b->dir, err);
@@ -2111,9 +2228,13 @@ static int set_up(batch *b, lab_error *err)
     /* Decided here, once, and inherited by every child. */
     const char *const readable[] = {o->root, b->build, NULL};
     gr_sandbox_warn(gr_sandbox_get(readable));
-    if (list_submissions(b, err) != 0)
+    if (make_batch_work(b, err) != 0)
         return -1;
-    return make_batch_work(b, err);
+    if (read_download(b, err) != 0 || list_submissions(b, err) != 0) {
+        gr_remove_tree(b->work);
+        return -1;
+    }
+    return 0;
 }
 
 static void free_batch(batch *b)
@@ -2127,6 +2248,8 @@ static void free_batch(batch *b)
     free(b->subs);
     free(b->skipped);
     free(b->dir);
+    free(b->download);
+    gr_import_free(&b->import);
     free(b->json_dir);
     free(b->csv);
     free(b->lms);
@@ -2153,7 +2276,7 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
         return -1;
     }
     if (b.nskipped > 0)
-        fprintf(stderr, "grader: in %s, not submissions: %d (listed at the end)\n", b.dir,
+        fprintf(stderr, "grader: in %s, not submissions: %d (listed at the end)\n", b.download,
                 b.nskipped);
 
     job *jobs = xcalloc((size_t)o->jobs, sizeof *jobs);
@@ -2163,13 +2286,15 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
     while (waitpid(-1, NULL, WNOHANG) > 0) /* strays killed but not yet collected */
         ;
     free(jobs);
-    gr_remove_tree(b.work);
 
     lab_error book_err;
     int book = write_gradebook(&b, &book_err);
     if (book == 0 && b.lms)
         book = write_lms(&b, &book_err);
     print_summary(&b, book == 0 ? NULL : book_err.msg);
+    if (o->similarity > 0)
+        report_similarity(&b);
+    gr_remove_tree(b.work);
     int errors = count_refused(&b);
     for (int k = 0; k < b.nsubs; k++)
         errors += b.subs[k].status == SUB_ERROR;

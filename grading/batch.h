@@ -2,7 +2,9 @@
  * batch.h - grading a folder of submissions at once: ./grader --batch DIR LAB.
  *
  * DIR holds one folder or archive per student, named by the student's id
- * (alice/, bob.zip: unpack.h). An id that is not UTF-8 or holds a control
+ * (alice/, bob.zip: unpack.h), or is a learning platform's bulk download
+ * (Canvas, Moodle, Gradescope: lms_import.h), which is read into that
+ * layout first, in the run's work folder. An id that is not UTF-8 or holds a control
  * character, and an entry that is a symbolic link, are refused (listed, not
  * graded); ids that are one student's once case and Unicode normalisation
  * are set aside (alice, Alice) are each an error naming the others. Each is graded by gr_grade (only the lab's
@@ -36,6 +38,7 @@
 #define FP8LAB_BATCH_H
 
 #include "error.h"
+#include "lms_import.h"
 #include "rubric.h"
 
 typedef struct gr_batch_options {
@@ -59,6 +62,10 @@ typedef struct gr_batch_options {
     int nonly;
     const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
                               "canvas" or "moodle"; NULL: none */
+    int similarity;        /* > 0: json_dir/similarity.txt, pairs at or above this
+                              percentage (similarity.h); 0: none */
+    gr_from from;          /* dir's layout: GR_FROM_AUTO detects it; a platform's
+                              download (lms_import.h) is read into the work folder */
 } gr_batch_options;
 
 /*

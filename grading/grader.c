@@ -71,8 +71,18 @@ static void usage(FILE *f)
           "                     from this run is graded again, and the summary says so)\n"
           "  --only ID          grade student ID again (repeat it for more); the others\n"
           "                     resume\n"
+          "  --from LAYOUT      DIR is a learning platform's bulk download, unzipped:\n"
+          "                     canvas (\"Download Submissions\"), moodle (\"Download all\n"
+          "                     submissions\") or gradescope (\"Export Submissions\"); the\n"
+          "                     ids are the platform's (Canvas user id, Moodle participant\n"
+          "                     id, Gradescope SID). Recognised without it; --from plain\n"
+          "                     reads DIR as one folder or archive per student\n"
           "  --roster FILE      the class, a CSV of id and name: the gradebook gets a row\n"
           "                     \"missing\" (score 0) for each student without a submission\n"
+          "  --similarity[=P]   DIR2/similarity.txt: identical submissions, then the pairs\n"
+          "                     of which either has P %% (default 50) of its text in the\n"
+          "                     other (sim_c, package similarity-tester, the skeleton's\n"
+          "                     lines taken out); it informs, and changes no score\n"
           "  --timeout SECONDS  stop grading a submission after this long and report an\n"
           "                     error for it (default 10 x the lab's time limits + 120 s)\n"
           "Beside each report, DIR2/<id>.txt, the scorecard to return to the student.\n"
@@ -84,8 +94,9 @@ static void usage(FILE *f)
           "  --merge            grade nothing: the gradebook, summary and histogram\n"
           "                     from the reports the shards wrote to DIR2\n"
           "  --lms LMS          also DIR2/lms-LMS.csv for an LMS's grade import: canvas\n"
-          "                     (rows matched by SIS Login ID, the student id) or moodle\n"
-          "                     (Username, Feedback); a submission in error scores 0\n"
+          "                     (rows matched by SIS Login ID, the student id; by ID from\n"
+          "                     a Canvas download) or moodle (Username, Feedback; from a\n"
+          "                     Moodle download, its grading worksheet); an error scores 0\n"
           "                     there, which the import keeps (INSTRUCTORS.md)\n"
           "\n"
           "Exit status: 0 full marks, 1 less, 2 a usage or setup error, 3 nothing failed but\n"
@@ -171,7 +182,8 @@ static int read_seed_file(const char *path, char *seed, size_t size)
 
 /* The options of --batch, as given. */
 typedef struct batch_args {
-    const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms, *roster;
+    const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms, *roster, *from;
+    const char *similarity; /* "" for --similarity alone */
     int force, merge;
     const char **only;
     int nonly;
@@ -199,6 +211,27 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
         return 2;
     }
     b.lms = a->lms;
+    if (a->from) {
+        int from = gr_from_parse(a->from);
+        if (from < 0) {
+            fprintf(stderr, "grader: --from %s: canvas, moodle, gradescope or plain\n",
+                    a->from);
+            return 2;
+        }
+        b.from = (gr_from)from;
+    }
+    if (a->similarity) {
+        long t = 50;
+        if (a->similarity[0]) {
+            t = strtol(a->similarity, &end, 10);
+            if (end == a->similarity || *end != '\0' || t < 1 || t > 100) {
+                fprintf(stderr, "grader: --similarity=%s: a percentage, 1 to 100\n",
+                        a->similarity);
+                return 2;
+            }
+        }
+        b.similarity = (int)t;
+    }
     b.show = o->show;
     if (a->shard) {
         int k, n, used = 0;
@@ -249,7 +282,8 @@ int main(int argc, char **argv)
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
-        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_ONLY, OPT_ROSTER
+        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_ONLY, OPT_ROSTER, OPT_FROM,
+        OPT_SIMILARITY
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -264,6 +298,8 @@ int main(int argc, char **argv)
         {"seed-file", required_argument, 0, OPT_SEED_FILE},
         {"only", required_argument, 0, OPT_ONLY},
         {"roster", required_argument, 0, OPT_ROSTER},
+        {"from", required_argument, 0, OPT_FROM},
+        {"similarity", optional_argument, 0, OPT_SIMILARITY},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, c;
     const char *dir = NULL, *test = NULL, *output = NULL, *seed = getenv("FP8LAB_SEED");
@@ -299,6 +335,8 @@ int main(int argc, char **argv)
         case OPT_SEED: seed = optarg; break;
         case OPT_SEED_FILE: seed_file = optarg; break;
         case OPT_ROSTER: batch.roster = optarg; break;
+        case OPT_FROM: batch.from = optarg; break;
+        case OPT_SIMILARITY: batch.similarity = optarg ? optarg : ""; break;
         case OPT_ONLY: only_ids[batch.nonly++] = optarg; break;
         case OPT_LMS: batch.lms = optarg; break;
         case OPT_FORMAT: {
@@ -328,10 +366,11 @@ int main(int argc, char **argv)
     }
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
                      batch.timeout || batch.shard || batch.merge || batch.lms || batch.nonly ||
-                     batch.roster;
+                     batch.roster || batch.from || batch.similarity;
     if (!batch.dir && batch_only) {
         fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
-                        "--merge, --lms, --only and --roster go with --batch DIR\n");
+                        "--merge, --lms, --only, --roster, --from and --similarity go with "
+                        "--batch DIR\n");
         return 2;
     }
     if (batch.dir && (solution || dir || test || format_given || output || keep)) {

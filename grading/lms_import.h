@@ -1,0 +1,76 @@
+/*
+ * lms_import.h - a learning platform's bulk download, laid out again the
+ * way ./grader --batch reads a class: one folder (or archive) per student id.
+ *
+ *   canvas      "Download Submissions": flat files named
+ *               <name>[_late]_<user id>_<submission id>_<file>, where <file> is
+ *               the student's own name for it, with "-N" before its suffix when
+ *               it was uploaded again (lab3-1.c). The id is the Canvas user id,
+ *               the name the one the file name starts with.
+ *   moodle      "Download all submissions": a folder per student,
+ *               <Full Name>_<participant id>_assignsubmission_file_/, or, when
+ *               downloaded without folders, flat files
+ *               <Full Name>_<participant id>_assignsubmission_file_<file>. Online
+ *               text (_assignsubmission_onlinetext_) holds no files: skipped. The id
+ *               is the participant id, the name the full name.
+ *   gradescope  "Export Submissions": submission_metadata.yml and a folder per
+ *               submission (submission_<n>/), perhaps inside one folder
+ *               (assignment_<n>_export/). The metadata lists each submission's
+ *               :submitters: with :name:, :sid: and :email:; every submitter of a
+ *               group is a student graded on the group's files. The id is the
+ *               :sid:, or the :email: where the sid is empty.
+ *
+ * The download itself is never changed: each student's files are copied
+ * (regular files only; a symbolic link is copied as a link, which the batch
+ * then refuses like any other). A student whose only file is an archive
+ * becomes <id>.zip (or .tar...), which the batch unpacks as usual.
+ *
+ * Not for: grading (batch.h) or reading archives (unpack.h).
+ */
+#ifndef FP8LAB_LMS_IMPORT_H
+#define FP8LAB_LMS_IMPORT_H
+
+#include "error.h"
+
+typedef enum gr_from {
+    GR_FROM_AUTO = 0,  /* detect it (gr_detect_layout) */
+    GR_FROM_PLAIN,     /* one folder or archive per student id, as it is */
+    GR_FROM_CANVAS,
+    GR_FROM_MOODLE,
+    GR_FROM_GRADESCOPE,
+} gr_from;
+
+/* GR_FROM_* for "auto", "plain", "canvas", "moodle", "gradescope"; -1 otherwise. */
+int gr_from_parse(const char *name);
+/* "plain", "canvas", ...; "Canvas"-style capitals when title is set. */
+const char *gr_from_name(gr_from from, int title);
+
+/* The layout of the folder dir: a platform's when every entry in it fits
+ * that platform's naming (hidden entries aside), else GR_FROM_PLAIN. */
+gr_from gr_detect_layout(const char *dir);
+
+typedef struct gr_import {
+    gr_from from;      /* the layout read */
+    int n;             /* students found */
+    char **ids;        /* each student's id */
+    char **names;      /* and name, as the download gives it ("" when none) */
+    int nskipped;      /* entries of the download not taken */
+    char **skipped;    /* their names */
+    char **why;        /* and why */
+    int *refused;      /* 1: a student's work the instructor must see to (no
+                          usable id, one id in two submissions); 0: not a student's */
+} gr_import;
+
+/*
+ * Reads the download in dir, laid out as from (not GR_FROM_AUTO or
+ * GR_FROM_PLAIN), into the folder dest, which must not exist: one entry per
+ * student id. Returns 0 and fills out (gr_import_free frees it), or -1 with
+ * err set: dest cannot be made, dir cannot be read, the Gradescope metadata
+ * is missing or unreadable. A student whose files disagree (two ids in one
+ * name, two entries for one id) is listed in out's skipped, not graded.
+ */
+int gr_import_lms(const char *dir, gr_from from, const char *dest, gr_import *out,
+                  lab_error *err);
+void gr_import_free(gr_import *in);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * similarity.h - which submissions of a class look alike (--batch
+ * --similarity). It informs the instructor; no score depends on it.
+ *
+ * First the identical ones: submissions whose student files are the same,
+ * byte for byte (sha256). Then Debian's similarity tester, sim_c (package
+ * similarity-tester; Dick Grune's "sim"), which compares C token by token,
+ * so that layout, comments and names do not hide a copy. It reads each
+ * submission's files with every line that the lab's skeleton gives everyone
+ * taken out (compared without their leading and trailing blanks), and
+ * reports, for each pair, what share of either one's text is found in the
+ * other. The pairs where either share reaches the threshold are listed,
+ * highest first, with both shares.
+ *
+ * Not for: grading (batch.h).
+ */
+#ifndef FP8LAB_SIMILARITY_H
+#define FP8LAB_SIMILARITY_H
+
+#include <stdio.h>
+
+#include "error.h"
+
+typedef struct gr_sim_input {
+    const char *id;    /* the student's id */
+    const char *dir;   /* a folder holding the student files that were graded */
+} gr_sim_input;
+
+/*
+ * Compares the n submissions in in (their files named in files, the lab's
+ * student files), the skeleton's copies of those files being in skeleton
+ * (labs/<lab>), using work (a folder of its own, made here) for the
+ * filtered copies. Writes the report to out_path and a short account of it
+ * to summary. threshold is a percentage, 1..100. Returns 0, or -1 with err
+ * set (a file that cannot be written); without sim_c, it reports the
+ * identical ones, says that the rest needs sim_c, and returns 0.
+ */
+int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const char *skeleton,
+                  int threshold, const char *work, const char *out_path, FILE *summary,
+                  lab_error *err);
+
+#endif

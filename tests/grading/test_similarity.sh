@@ -1,0 +1,68 @@
+#!/bin/sh
+# test_similarity.sh - ./grader --batch --similarity, on lab0: identical
+# submissions are named first; sim_c's pairs follow, a copy with its names
+# changed and its comments gone found as one, the skeleton's own lines not
+# counted (a student who submits the skeleton matches no one); the scores
+# are those of a run without it; without sim_c, the identical ones are still
+# named and the summary says what is missing; a bad threshold is a usage
+# error.
+#
+#   GRADER=build/bin/grader sh tests/grading/test_similarity.sh
+# Run from the top of the course. Exit status 0 when every check passes.
+
+set -u
+ROOT=$(pwd)
+GRADER=${GRADER:-build/bin/grader}
+case $GRADER in /*) ;; *) GRADER=$ROOT/$GRADER ;; esac
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+. "$ROOT/tests/grading/lib.sh"
+
+if ! command -v sim_c >/dev/null 2>&1; then
+    echo "SKIP: sim_c (package similarity-tester) is not installed"
+    exit 77
+fi
+S=$TMP/class
+for id in alice bob carol dave erin; do mkdir -p "$S/$id"; done
+cp solutions/lab0/lab0.c "$S/alice/"
+cp solutions/lab0/lab0.c "$S/carol/"
+cp labs/lab0/lab0.c "$S/dave/"
+cp labs/lab0/lab0.c "$S/erin/"
+# bob: alice's, its names changed and its one-line comments gone.
+sed -e 's/\bbits\b/b_/g; s/\bsign\b/sgn/g; s/\bmant\b/m_/g; s|^ */\*.*\*/ *$||' \
+    solutions/lab0/lab0.c >"$S/bob/lab0.c"
+cmp -s "$S/alice/lab0.c" "$S/bob/lab0.c" && bad "bob's copy is alice's, byte for byte"
+
+"$GRADER" --batch "$S" lab0 --json-dir "$TMP/plain" >"$TMP/plain.out" 2>&1
+"$GRADER" --batch "$S" lab0 --similarity >"$TMP/out" 2>"$TMP/err"
+expect_eq "exit status" "$?" 0
+OUT=$(cat "$TMP/out")
+REPORT=$S.grades/similarity.txt
+expect_eq "the scores are those of a run without it" \
+    "$(csv "$S.grades/grades.csv" | cut -d, -f1-4)" "$(csv "$TMP/plain/grades.csv" | cut -d, -f1-4)"
+expect_eq "identical: alice and carol, and the two skeletons" \
+    "$(echo "$OUT" | sed -n 's/^  identical: //p' | tr '\n' '|')" "alice, carol|dave, erin|"
+expect_match "bob's copy is found with alice's" "$OUT" "^    +(9[0-9]|100) %  +(9[0-9]|100) %  alice  bob$"
+expect_eq "no pair holds a skeleton" "$(grep -E '^ +[0-9]+ %' "$REPORT" | grep -c -e dave -e erin)" 0
+expect_match "the report names the identical ones first" \
+    "$(sed -n '3,4p' "$REPORT" | tr '\n' '|')" "^Identical submissions.*\\|  alice, carol\\|"
+
+"$GRADER" --batch "$S" lab0 --similarity=100 --json-dir "$TMP/t100" >"$TMP/t100.out" 2>&1
+expect_eq "--similarity=100: only the pairs at 100 %" \
+    "$(grep -cE '^    +100 %  +100 %' "$TMP/t100.out")" \
+    "$(grep -cE '^    +[0-9]+ %  +[0-9]+ %' "$TMP/t100.out")"
+
+mkdir -p "$TMP/bin"
+for t in sh cat git; do ln -s "$(command -v $t)" "$TMP/bin/$t" 2>/dev/null; done
+PATH=$TMP/bin "$GRADER" --batch "$S" lab0 --merge --similarity --json-dir "$S.grades" \
+    >"$TMP/nosim.out" 2>&1
+expect_match "without sim_c: the identical ones" "$(cat "$TMP/nosim.out")" "^  identical: alice, carol$"
+expect_match "without sim_c: what is missing" "$(cat "$TMP/nosim.out")" \
+    "pairs not compared: sim_c is not installed \\(apt-get install similarity-tester\\)"
+
+"$GRADER" --batch "$S" lab0 --similarity=0 >"$TMP/bad.out" 2>&1
+expect_eq "--similarity=0: a usage error" "$?" 2
+expect_match "--similarity=0: says what it takes" "$(cat "$TMP/bad.out")" "a percentage, 1 to 100"
+
+echo "test_similarity: $passed passed, $failed failed"
+[ "$failed" = 0 ]
