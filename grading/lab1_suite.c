@@ -118,6 +118,12 @@ static const float *run_scale(const run *r, size_t t)
     return (const float *)r->scale.data + 2 * t;
 }
 
+/* Step t's golden count: which 0 saturated, 1 flushed. */
+static size_t golden_count(const run *r, size_t t, int which)
+{
+    return (size_t)((const int32_t *)r->counts.data)[2 * t + (size_t)which];
+}
+
 /* The golden state before step t, in a fresh struct. */
 static void run_state(const run *r, size_t t, fp8_format fmt, lab1_delayed *s)
 {
@@ -189,13 +195,60 @@ static void expect_bytes(gr_mismatches *m, const uint8_t *want, const uint8_t *g
               d.count ? gr_code(got[d.first], fmt) : "", d.count, n);
 }
 
-static void expect_counts(gr_mismatches *m, const int32_t *want, lab1_cast_counts got,
-                          const char *where)
+/* README §4's classes of one element, from the definitions and the codec. */
+static int want_saturated(float y, fp8_format fmt)
 {
-    gr_expect(m, (size_t)want[0] == got.saturated && (size_t)want[1] == got.flushed,
-              "%s\n  counts: expected saturated %d, flushed %d\n"
-              "          got      saturated %zu, flushed %zu",
-              where, want[0], want[1], got.saturated, got.flushed);
+    if (isnan(y))
+        return 0;
+    uint8_t code = fp8_encode(y, fmt, false);
+    return fp8_is_inf(code, fmt) || fp8_is_nan(code, fmt);
+}
+
+static const char *class_name(size_t saturated, size_t flushed)
+{
+    if (saturated && flushed)
+        return "saturated and flushed";
+    return saturated ? "saturated" : flushed ? "flushed" : "neither saturated nor flushed";
+}
+
+/* When the counts of a cast are wrong: the first element that
+ * lab1_scaled_cast, given it alone, puts in the wrong class, into buf. */
+static void find_misclassified(char *buf, size_t len, const float *x, size_t n, float scale,
+                               fp8_format fmt)
+{
+    for (size_t i = 0; i < n; i++) {
+        float y = x[i] * scale;
+        size_t ws = (size_t)want_saturated(y, fmt);
+        size_t wf = x[i] != 0.0f && !isnan(x[i]) && fp8_is_zero(fp8_encode(y, fmt, true), fmt);
+        uint8_t q1 = 0xA5;
+        lab1_cast_counts c = lab1_scaled_cast(&x[i], 1, scale, fmt, &q1);
+        if (c.saturated != ws || c.flushed != wf) {
+            snprintf(buf, len,
+                     "\n  element x[%zu] = %s, x * scale = %s (cast alone):\n"
+                     "    expected %s\n    got      %s (saturated %zu, flushed %zu)",
+                     i, gr_f32(x[i]), gr_f32(y), class_name(ws, wf),
+                     class_name(c.saturated, c.flushed), c.saturated, c.flushed);
+            return;
+        }
+    }
+    snprintf(buf, len, "\n  (each element cast alone is counted right: the counts of the whole "
+                       "cast are not the sum of its elements' counts)");
+}
+
+/* The counts of a cast of x[0 .. n-1] at scale; when wrong, the message
+ * names one element put in the wrong class. */
+static void expect_counts(gr_mismatches *m, size_t saturated, size_t flushed,
+                          lab1_cast_counts got, const float *x, size_t n, float scale,
+                          fp8_format fmt, const char *where)
+{
+    int ok = got.saturated == saturated && got.flushed == flushed;
+    char elem[384] = "";
+    if (!ok && m->count < (size_t)gr_show())
+        find_misclassified(elem, sizeof elem, x, n, scale, fmt);
+    gr_expect(m, ok,
+              "%s\n  counts: expected saturated %zu, flushed %zu\n"
+              "          got      saturated %zu, flushed %zu%s",
+              where, saturated, flushed, got.saturated, got.flushed, elem);
 }
 
 /* ---- §2 format ------------------------------------------------------------------- */
@@ -305,7 +358,8 @@ static void replay_scaled_cast(run *r, int check_bytes, int check_counts, gr_mis
         if (check_bytes)
             expect_bytes(m, (const uint8_t *)r->q.data + t * s.n, q, x, scale, s.n, fmt, where);
         if (check_counts)
-            expect_counts(m, (const int32_t *)r->counts.data + 2 * t, c, where);
+            expect_counts(m, golden_count(r, t, 0), golden_count(r, t, 1), c, x, s.n, scale, fmt,
+                          where);
     }
     free(q);
     run_free(r);
@@ -351,10 +405,7 @@ static void check_cast_hidden(gr_mismatches *m)
             snprintf(where, sizeof where, "hidden tensor %d: lab1_scaled_cast(x, %d, scale %s, %s)",
                      t, HIDDEN_N, gr_f32(scale), fp8_info(fmt)->name);
             expect_bytes(m, want, q, x, scale, HIDDEN_N, fmt, where);
-            gr_expect(m, c.saturated == wc.saturated && c.flushed == wc.flushed,
-                      "%s\n  counts: expected saturated %zu, flushed %zu\n"
-                      "          got      saturated %zu, flushed %zu",
-                      where, wc.saturated, wc.flushed, c.saturated, c.flushed);
+            expect_counts(m, wc.saturated, wc.flushed, c, x, HIDDEN_N, scale, fmt, where);
         }
     }
 }
@@ -373,10 +424,7 @@ static void hand_cast(gr_mismatches *m, const char *what, const float *x, size_t
     snprintf(where, sizeof where, "lab1_scaled_cast(%s, scale %s, %s)", what, gr_f32(scale),
              fp8_info(fmt)->name);
     expect_bytes(m, want, q, x, scale, n, fmt, where);
-    gr_expect(m, c.saturated == saturated && c.flushed == flushed,
-              "%s\n  counts: expected saturated %zu, flushed %zu\n"
-              "          got      saturated %zu, flushed %zu",
-              where, saturated, flushed, c.saturated, c.flushed);
+    expect_counts(m, saturated, flushed, c, x, n, scale, fmt, where);
 }
 
 static void test_cast_counts(void)
@@ -464,7 +512,8 @@ static void test_delayed_cast(void)
         expect_scales(&m, run_scale(r, t), &st, where);
         expect_bytes(&m, (const uint8_t *)r->q.data + t * s.n, q, x, run_scale(r, t)[0], s.n,
                      FP8_E4M3, where);
-        expect_counts(&m, (const int32_t *)r->counts.data + 2 * t, c, where);
+        expect_counts(&m, golden_count(r, t, 0), golden_count(r, t, 1), c, x, s.n,
+                      run_scale(r, t)[0], FP8_E4M3, where);
     }
 
     /* By hand: the amax goes in by a maximum, and is that of x, not x * scale. */
@@ -565,6 +614,14 @@ static void test_update_roll(void)
     const float h2[] = {4, 6}, r2[] = {0, 4};
     hand_update(&m, "history {4, 6}", LAB1_ACTIVATION, LAB1_AMAX_MOST_RECENT, 2, 0, h2, 1.0f, r2,
                 448.0f / 4.0f);
+    /* L = 1024, the longest history lab1.h allows: {1, 2, ..., 1024}. */
+    static float hl[LAB1_MAX_HISTORY], rl[LAB1_MAX_HISTORY];
+    for (int i = 0; i < LAB1_MAX_HISTORY; i++) {
+        hl[i] = (float)(i + 1);
+        rl[i] = i == 0 ? 0.0f : i == LAB1_MAX_HISTORY - 1 ? 1.0f : (float)(i + 2);
+    }
+    hand_update(&m, "history {1, 2, ..., 1024}", LAB1_ACTIVATION, LAB1_AMAX_MAX,
+                LAB1_MAX_HISTORY, 0, hl, 1.0f, rl, 448.0f / 1024.0f);
     replay_update(&act_max16, CHECK_HISTORY, &m);
     gr_finish(&m, "checks");
 }
@@ -594,6 +651,8 @@ static void test_update_margin(void)
     const float h3[] = {3.0f};
     hand_update(&m, "history {3}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 2, h3, 1.0f, r,
                 (448.0f / 3.0f) / 4.0f);
+    /* margin 32, the largest lab1.h allows: 128 / 2^32 = 2^-25, exactly. */
+    hand_update(&m, "history {3.5}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 32, h, 1.0f, r, 0x1p-25f);
     replay_update(&act_max8_m2, CHECK_HISTORY | CHECK_SCALE, &m);
     gr_finish(&m, "checks");
 }
@@ -672,7 +731,8 @@ static void test_stream_gradient(void)
                  run_desc(r), t, gr_f32(run_scale(r, t)[0]));
         expect_bytes(&m, (const uint8_t *)r->q.data + t * s.n, q, x, run_scale(r, t)[0], s.n,
                      FP8_E5M2, where);
-        expect_counts(&m, (const int32_t *)r->counts.data + 2 * t, c, where);
+        expect_counts(&m, golden_count(r, t, 0), golden_count(r, t, 1), c, x, s.n,
+                      run_scale(r, t)[0], fmt, where);
         snprintf(where, sizeof where, "%s, step %zu (amax %s): lab1_delayed_update",
                  run_desc(r), t, gr_f32(stream_amax(&s, r->tensor, t)));
         lab1_delayed_update(&st);
