@@ -11,7 +11,18 @@
  *     fwrite(..., af.f);                       (errors are caught by commit)
  *     return atomic_file_commit(&af, err);     (or atomic_file_abort(&af))
  *
- * Not for: files another program writes (plot.c renders PNGs that way).
+ * A program killed while a temporary file exists (SIGINT from Ctrl-C,
+ * SIGTERM, SIGHUP, SIGPIPE when the reader of its output goes away) leaves
+ * none behind: the temporary files are kept in a small registry, and a
+ * handler for those signals removes them, then dies of the signal as it
+ * would have. A signal the program ignores or handles itself is left alone.
+ * atomic_file_track / atomic_file_untrack put other temporary files in the
+ * registry (plot.c's, which gnuplot writes), and atomic_file_fork the
+ * process writing them, which the handler kills and waits for before it
+ * removes anything.
+ *
+ * Not for: files another program writes (plot.c renders PNGs that way; it
+ * tracks their temporary names itself).
  */
 #ifndef FP8LAB_ATOMIC_FILE_H
 #define FP8LAB_ATOMIC_FILE_H
@@ -39,6 +50,29 @@ int atomic_file_commit(atomic_file *af, lab_error *err);
 
 /* Closes and removes the temporary file; the target is left as it was. */
 void atomic_file_abort(atomic_file *af);
+
+/* Adds path (copied) to the files removed on SIGINT, SIGTERM, SIGHUP or
+ * SIGPIPE, installing the handler on first use. Returns 0, or -1 when the
+ * registry (ATOMIC_FILE_MAX_TRACKED paths) is full or out of memory: the file
+ * is then not removed on a signal, and nothing else changes. */
+#define ATOMIC_FILE_MAX_TRACKED 32
+int atomic_file_track(const char *path);
+
+/* Takes path out of the registry (after it was renamed or removed); a path
+ * that is not in it is ignored. */
+void atomic_file_untrack(const char *path);
+
+/* fork(), with the child recorded as the writer of the tracked files: on a
+ * signal the handler kills it (SIGKILL) and waits for it before removing
+ * them, so that it cannot write one again afterwards. The signals are
+ * blocked around the fork, so there is no moment when the child runs
+ * unrecorded; both processes get the caller's signal mask back. Returns
+ * what fork() returns. One child at a time. */
+long atomic_file_fork(void);
+
+/* The recorded child has exited (waited for with WNOWAIT) and is about to be
+ * reaped: the handler must no longer kill or wait for it. */
+void atomic_file_forget_child(void);
 
 #ifdef __cplusplus
 }

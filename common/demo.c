@@ -7,7 +7,9 @@
 #include "demo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PLOT_HEIGHT 600   /* pixels */
 #define PREVIEW_COLS 110  /* characters */
@@ -72,6 +74,15 @@ int demo_stem(const demo_options *o, const char *name, char *stem, size_t size)
     return 0;
 }
 
+/* Whether the preview on stdout may be coloured: stdout is a terminal,
+ * $NO_COLOR is unset or empty (no-color.org), and $TERM is not "dumb". */
+static bool color_terminal(void)
+{
+    const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+    return isatty(STDOUT_FILENO) && !(no_color && *no_color) &&
+           !(term && strcmp(term, "dumb") == 0);
+}
+
 int demo_render(demo_options *o, plot *p, const char *stem, int width, lab_error *err)
 {
     if (!p) {
@@ -84,6 +95,7 @@ int demo_render(demo_options *o, plot *p, const char *stem, int width, lab_error
     po.preview = o->preview ? stdout : NULL;
     po.preview_cols = PREVIEW_COLS;
     po.preview_rows = PREVIEW_ROWS;
+    po.preview_color = o->preview && color_terminal();
     fflush(stdout); /* the preview comes after what is printed so far */
     int rc = plot_render(p, &po, err);
     plot_free(p);

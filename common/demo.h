@@ -71,7 +71,9 @@ int demo_parse_args(int argc, char **argv, const char *prog, const char *about,
 int demo_stem(const demo_options *o, const char *name, char *stem, size_t size);
 
 /* Renders p, made with stem, as stem.png (width x 600 pixels), with a text
- * preview on stdout unless o->preview is false, then frees it. Prints
+ * preview on stdout unless o->preview is false, then frees it. The preview
+ * is in colour when stdout is a terminal, $NO_COLOR is unset or empty and
+ * $TERM is not "dumb"; plain text otherwise (a pipe, a file). Prints
  * "  wrote STEM.png (and STEM.gp, its gnuplot script)" and a blank line.
  * p may be NULL when making it failed: err then says why. err is where the
  * messages come from; it may not be NULL.

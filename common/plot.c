@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,13 +33,58 @@ typedef struct plot_series {
     double *x;      /* NULL: 0, 1, ..., n-1 */
     double *y;
     size_t n;
+    plot_marks marks;
 } plot_series;
 
 typedef struct plot_marker {
     bool vertical;  /* a vline at x = at, otherwise an hline at y = at */
+    bool emphasis;  /* solid, thick, dark red (plot_emphasize_line) */
     double at;
     char *label;    /* "" for none */
 } plot_marker;
+
+/* How series k is drawn: STYLES[k % N_STYLES], so that the first N_STYLES
+ * series differ in colour, point type and (five by five) dash pattern. The
+ * colours are Okabe and Ito's colour-blind-safe set without its yellow,
+ * which is too faint on white, and three darker ones; the point types are
+ * filled then open shapes, which the text preview draws as the letters
+ * G E I M K F D H L J (gnuplot's dumb terminal writes point type t as the
+ * t-th letter). */
+static const struct {
+    const char *color;
+    int point;
+} STYLES[] = {
+    { "#0072B2", 7 },  /* blue, filled circle */
+    { "#D55E00", 5 },  /* vermillion, filled square */
+    { "#009E73", 9 },  /* bluish green, filled triangle */
+    { "#CC79A7", 13 }, /* reddish purple, filled diamond */
+    { "#000000", 11 }, /* black, filled triangle down */
+    { "#E69F00", 6 },  /* orange, open circle */
+    { "#56B4E9", 4 },  /* sky blue, open square */
+    { "#8C510A", 8 },  /* brown, open triangle */
+    { "#7B3294", 12 }, /* violet, open diamond */
+    { "#808000", 10 }, /* olive, open triangle down */
+};
+#define N_STYLES (sizeof STYLES / sizeof STYLES[0])
+
+/* The dash patterns series k cycles through (k % N_DASHES): solid first,
+ * so that a later series lying on an earlier one shows both colours. A
+ * bare line (PLOT_MARKS_NONE: a comb, a staircase) is solid: dashes would
+ * break its teeth. */
+static const char *const DASHES[] = { "solid", "(14,6)", "(5,5)", "(16,5,4,5)",
+                                      "(28,8)" };
+#define N_DASHES (sizeof DASHES / sizeof DASHES[0])
+
+/* The text preview draws gnuplot's line type t with the t-th character of
+ * "*#$%@&=" (cycling): series k gets type k % 6 + 1, and the hlines type 7,
+ * '=', which no series has. */
+#define N_TEXT_LINETYPES 6
+#define HLINE_LINETYPE 7
+
+/* PLOT_MARKS_AUTO: a marker on every point of a series this short, about
+ * AUTO_MARKS evenly spaced markers on a longer one. */
+#define AUTO_ALL_MAX 30
+#define AUTO_MARKS 12
 
 /* The key positions plot_set_key takes, and what gnuplot is told for each.
  * The first is the default. */
@@ -51,6 +97,8 @@ static const struct {
     { "bottom left", "bottom left opaque" },
     { "bottom right", "bottom right opaque" },
     { "outside", "outside right top" },
+    { "below", "below center horizontal Left reverse samplen 3 width 2 "
+               "spacing 1.2 height 1" },
 };
 #define N_KEY_POSITIONS (sizeof KEY_POSITIONS / sizeof KEY_POSITIONS[0])
 
@@ -222,7 +270,7 @@ int plot_add_series(plot *p, const char *label, const double *x,
                           "long (%zu points)", name, p->stem, n);
 
     plot_series s = { copy_text(label), x ? copy_doubles(x, n) : NULL,
-                      copy_doubles(y, n), n };
+                      copy_doubles(y, n), n, PLOT_MARKS_AUTO };
     if (!s.label || (x && !s.x) || !s.y ||
         grow((void **)&p->series, &p->cap_series, p->n_series,
              sizeof *p->series) != 0) {
@@ -233,6 +281,21 @@ int plot_add_series(plot *p, const char *label, const double *x,
                           "'%s' of %s (%zu points)", name, p->stem, n);
     }
     p->series[p->n_series++] = s;
+    return 0;
+}
+
+int plot_set_marks(plot *p, plot_marks marks, lab_error *err)
+{
+    if (!p)
+        return lab_errorf(err, "plot_set_marks: no plot (NULL)");
+    if (p->n_series == 0)
+        return lab_errorf(err, "plot_set_marks: plot %s has no series yet; "
+                          "it sets the marks of the one added last", p->stem);
+    if (marks != PLOT_MARKS_AUTO && marks != PLOT_MARKS_ALL &&
+        marks != PLOT_MARKS_NONE)
+        return lab_errorf(err, "plot_set_marks: unknown marks %d for %s",
+                          (int)marks, p->stem);
+    p->series[p->n_series - 1].marks = marks;
     return 0;
 }
 
@@ -302,7 +365,7 @@ static int add_marker(plot *p, bool vertical, double at, const char *label,
     if (!isfinite(at))
         return lab_errorf(err, "%s: line '%s' of %s is at %g; it must be "
                           "finite", fn, label ? label : "", p->stem, at);
-    plot_marker m = { vertical, at, copy_text(label) };
+    plot_marker m = { vertical, false, at, copy_text(label) };
     if (!m.label || grow((void **)&p->markers, &p->cap_markers, p->n_markers,
                          sizeof *p->markers) != 0) {
         free(m.label);
@@ -320,6 +383,17 @@ int plot_add_vline(plot *p, double x, const char *label, lab_error *err)
 int plot_add_hline(plot *p, double y, const char *label, lab_error *err)
 {
     return add_marker(p, false, y, label, "plot_add_hline", err);
+}
+
+int plot_emphasize_line(plot *p, lab_error *err)
+{
+    if (!p)
+        return lab_errorf(err, "plot_emphasize_line: no plot (NULL)");
+    if (p->n_markers == 0)
+        return lab_errorf(err, "plot_emphasize_line: plot %s has no line yet; "
+                          "it emphasizes the one added last", p->stem);
+    p->markers[p->n_markers - 1].emphasis = true;
+    return 0;
 }
 
 void plot_free(plot *p)
@@ -507,9 +581,10 @@ static void write_script_header(FILE *f, const script_paths *sp)
         "# script. Run it from any folder: gnuplot path/to/%s.gp\n"
         "# Options, given with -e before the script's name:\n"
         "#   -e \"preview=1\"       draw it as text on the terminal instead\n"
-        "#                        (cols=100; rows=30 set its size)\n"
+        "#                        (cols=100; rows=30 set its size; color=1\n"
+        "#                        colours it for a terminal)\n"
         "#   -e \"out='x.png'\"     write the image (or text) to x.png\n"
-        "# Needs gnuplot 5.0 or later.\n\n", b, b, b, b);
+        "# Needs gnuplot 5.2.6 or later (keyentry).\n\n", b, b, b, b);
 
     /* ARG0 (gnuplot 5.4) is the script's path as given on the command line;
      * its folder is where the .dat is. Otherwise use the recorded folder. */
@@ -534,8 +609,10 @@ static void write_script_header(FILE *f, const script_paths *sp)
         "if (!exists(\"preview\")) preview = 0\n"
         "if (!exists(\"cols\")) cols = %d\n"
         "if (!exists(\"rows\")) rows = %d\n"
+        "if (!exists(\"color\")) color = 0\n"
         "if (preview) {\n"
-        "    set terminal dumb noenhanced size cols, rows\n"
+        "    if (color) { set terminal dumb noenhanced ansirgb size cols, rows } "
+        "else { set terminal dumb noenhanced mono size cols, rows }\n"
         "    if (exists(\"out\")) { set output out } else { set output }\n"
         "} else {\n"
         "    set terminal pngcairo noenhanced size %d, %d\n"
@@ -668,6 +745,13 @@ static void write_script_ranges(FILE *f, const plot *p)
     }
 }
 
+/* How a vline (an arrow) or an hline (a function) is drawn. */
+#define EMPHASIS_COLOR "#B00000"
+#define EMPHASIS_LINE "linewidth 3 dashtype solid linecolor rgb '" \
+                      EMPHASIS_COLOR "'"
+#define REFERENCE_VLINE "dashtype 2 linecolor rgb '#606060'"
+#define REFERENCE_HLINE "dashtype 3 linecolor rgb '#606060'"
+
 /* Vlines are arrows from the bottom to the top of the graph. Hlines are
  * constant functions in the plot command (so that the y range holds them,
  * log axes included); here go their labels. */
@@ -681,43 +765,105 @@ static void write_script_markers(FILE *f, const plot *p)
         format_number(at, m->at);
         if (m->vertical)
             fprintf(f, "set arrow from first %s, graph 0 to first %s, "
-                    "graph 1 nohead dashtype 2 linecolor rgb '#606060'\n",
-                    at, at);
+                    "graph 1 nohead %s\n", at, at,
+                    m->emphasis ? EMPHASIS_LINE : REFERENCE_VLINE);
         if (!m->label[0])
             continue;
         fputs("set label ", f);
         put_quoted(f, m->label);
-        if (m->vertical)
-            fprintf(f, " at first %s, graph 0.96 left offset character "
-                    "0.5, 0 front\n", at);
+        if (m->vertical) /* an emphasized line's a row lower: its own */
+            fprintf(f, " at first %s, graph %s left offset character "
+                    "0.5, 0 front", at, m->emphasis ? "0.90" : "0.96");
         else
             fprintf(f, " at graph 0.01, first %s left offset 0, character "
-                    "0.6 front\n", at);
+                    "0.6 front", at);
+        fputs(m->emphasis ? " textcolor rgb '" EMPHASIS_COLOR "'\n" : "\n", f);
     }
 }
 
+/* Line style k + 1 for series k (see STYLES, DASHES). */
+static void write_script_styles(FILE *f, const plot *p)
+{
+    fputs("\n# one style per series: colour, point type (a letter in the text "
+          "preview), dashes\n", f);
+    for (size_t k = 0; k < p->n_series; k++)
+        fprintf(f, "set style line %zu linetype %zu linecolor rgb '%s' "
+                "linewidth 2 dashtype %s pointtype %d pointsize 1.3\n", k + 1,
+                k % N_TEXT_LINETYPES + 1, STYLES[k % N_STYLES].color,
+                p->series[k].marks == PLOT_MARKS_NONE ? "solid"
+                                                      : DASHES[k % N_DASHES],
+                STYLES[k % N_STYLES].point);
+}
+
+/* Whether series k gets markers, and at which points: every step-th from
+ * the first-th (gnuplot's `every step::first`, which counts again from 0
+ * after each break in the line). */
+static bool series_marks(const plot *p, size_t k, size_t *step, size_t *first)
+{
+    const plot_series *s = &p->series[k];
+    *step = 1;
+    *first = 0;
+    if (s->n == 1)
+        return true; /* a lone point has no line to show it */
+    if (s->marks == PLOT_MARKS_NONE)
+        return false;
+    if (s->marks == PLOT_MARKS_ALL || s->n <= AUTO_ALL_MAX)
+        return true;
+    /* Staggered between series: where lines lie on top of each other,
+     * each one's markers still show. */
+    *step = (s->n + AUTO_MARKS - 1) / AUTO_MARKS;
+    *first = k * *step / p->n_series;
+    return true;
+}
+
+static void next_item(FILE *f, bool *first)
+{
+    fputs(*first ? "\nplot " : ", \\\n     ", f);
+    *first = false;
+}
+
+/* The plot command, in drawing order: the hlines (under everything), each
+ * series' line, each series' markers (over every line), then the key's
+ * entries, one per labelled series, showing its line and marker. */
 static void write_script_plot(FILE *f, const plot *p)
 {
-    fputs("\nplot ", f);
+    bool first = true;
+    for (size_t i = 0; i < p->n_markers; i++) {
+        const plot_marker *m = &p->markers[i];
+        if (!hline_shown(p, m))
+            continue;
+        next_item(f, &first);
+        put_number(f, m->at);
+        fprintf(f, " with lines linetype %d %s notitle", HLINE_LINETYPE,
+                m->emphasis ? EMPHASIS_LINE : REFERENCE_HLINE);
+    }
+    for (size_t k = 0; k < p->n_series; k++) {
+        if (p->series[k].n < 2)
+            continue;
+        next_item(f, &first);
+        fprintf(f, "dat index %zu using 1:2 with lines linestyle %zu notitle",
+                k, k + 1);
+    }
+    for (size_t k = 0; k < p->n_series; k++) {
+        size_t step, from;
+        if (!series_marks(p, k, &step, &from))
+            continue;
+        next_item(f, &first);
+        fprintf(f, "dat index %zu using 1:2 ", k);
+        if (step > 1)
+            fprintf(f, "every %zu::%zu ", step, from);
+        fprintf(f, "with points linestyle %zu notitle", k + 1);
+    }
     for (size_t k = 0; k < p->n_series; k++) {
         const plot_series *s = &p->series[k];
-        if (k > 0)
-            fputs(", \\\n     ", f);
-        fprintf(f, "dat index %zu using 1:2 with %s ", k,
-                s->n == 1 ? "points pointtype 7" : "lines linewidth 2");
-        if (s->label[0]) {
-            fputs("title ", f);
-            put_quoted(f, s->label);
-        } else {
-            fputs("notitle", f);
-        }
-    }
-    for (size_t i = 0; i < p->n_markers; i++) {
-        if (!hline_shown(p, &p->markers[i]))
+        size_t step, from;
+        if (!s->label[0])
             continue;
-        fputs(", \\\n     ", f);
-        put_number(f, p->markers[i].at);
-        fputs(" with lines dashtype 3 linecolor rgb '#606060' notitle", f);
+        bool marks = series_marks(p, k, &step, &from);
+        next_item(f, &first);
+        fprintf(f, "keyentry with %s linestyle %zu title ",
+                s->n == 1 ? "points" : marks ? "linespoints" : "lines", k + 1);
+        put_quoted(f, s->label);
     }
     fputc('\n', f);
 }
@@ -731,6 +877,7 @@ static void write_script(FILE *f, const plot *p, const script_paths *sp)
     else
         write_script_empty_ranges(f, p);
     write_script_markers(f, p);
+    write_script_styles(f, p);
     write_script_plot(f, p);
 }
 
@@ -874,7 +1021,9 @@ static int run_gnuplot(const char *prog, const char *setup, const char *gp,
         return lab_errorf(err, "gnuplot failed on %s: cannot make a pipe: %s",
                           gp, strerror(errno));
     }
-    pid_t pid = fork();
+    /* Recorded, so that a signal that kills this program kills gnuplot
+     * before removing the temporary file it writes (atomic_file.h). */
+    pid_t pid = (pid_t)atomic_file_fork();
     if (pid == 0) {
         close(fds[0]);
         exec_gnuplot(prog, setup, script, fds[1]);
@@ -891,7 +1040,14 @@ static int run_gnuplot(const char *prog, const char *setup, const char *gp,
     char text[STDERR_KEEP];
     read_all(fds[0], text, sizeof text);
     close(fds[0]);
+    /* Wait without reaping, forget the child, then reap it: the signal
+     * handler never kills a process id that may have been reused. */
+    siginfo_t info;
     int status;
+    while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0 &&
+           errno == EINTR)
+        ;
+    atomic_file_forget_child();
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR)
             return lab_errorf(err, "gnuplot failed on %s: lost the process: "
@@ -948,7 +1104,9 @@ static bool starts_as_png(const char *path)
 }
 
 /* Runs the script with its output going to a temporary file; returns that
- * file's name (malloc'd), or NULL with err filled. */
+ * file's name (malloc'd), or NULL with err filled. The name is in
+ * atomic_file's registry (removed if a signal kills the program) until
+ * done_with_temp. */
 static char *render_to_temp(const char *prog, const char *gp,
                             const char *final, const char *preview,
                             lab_error *err)
@@ -961,16 +1119,25 @@ static char *render_to_temp(const char *prog, const char *gp,
         return NULL;
     }
     unlink(tmp);
+    atomic_file_track(tmp); /* when the registry is full: unprotected */
     int rc = run_gnuplot(prog, setup, gp, err);
     free(setup);
     if (rc == 0 && access(tmp, F_OK) != 0)
         rc = lab_errorf(err, "gnuplot failed on %s: it wrote nothing", gp);
     if (rc != 0) {
         unlink(tmp);
+        atomic_file_untrack(tmp);
         free(tmp);
         return NULL;
     }
     return tmp;
+}
+
+/* After tmp was renamed or removed. */
+static void done_with_temp(char *tmp)
+{
+    atomic_file_untrack(tmp);
+    free(tmp);
 }
 
 static int render_png(const char *prog, const char *gp, const char *png,
@@ -988,7 +1155,7 @@ static int render_png(const char *prog, const char *gp, const char *png,
                         strerror(errno));
     if (rc != 0)
         unlink(tmp);
-    free(tmp);
+    done_with_temp(tmp);
     return rc;
 }
 
@@ -1016,12 +1183,13 @@ static int copy_preview(const char *path, FILE *out, const char *gp,
 }
 
 static int render_preview(const char *prog, const char *gp,
-                          const char *stem, int cols, int rows, FILE *out,
+                          const char *stem, const plot_options *o,
                           lab_error *err)
 {
-    char preview[64];
-    snprintf(preview, sizeof preview, "preview = 1; cols = %d; rows = %d; ",
-             cols, rows);
+    char preview[80];
+    snprintf(preview, sizeof preview, "preview = 1; cols = %d; rows = %d; "
+             "color = %d; ", o->preview_cols, o->preview_rows,
+             o->preview_color ? 1 : 0);
     char *txt = str_printf("%s.txt", stem);
     if (!txt)
         return lab_errorf(err, "plot: out of memory rendering %s", gp);
@@ -1029,9 +1197,9 @@ static int render_preview(const char *prog, const char *gp,
     free(txt);
     if (!tmp)
         return -1;
-    int rc = copy_preview(tmp, out, gp, err);
+    int rc = copy_preview(tmp, o->preview, gp, err);
     unlink(tmp);
-    free(tmp);
+    done_with_temp(tmp);
     return rc;
 }
 
@@ -1144,8 +1312,7 @@ static int draw(const plot *p, const render_paths *rp, const plot_options *o,
     if (rc != 0)
         unlink(rp->png);
     else if (o->preview)
-        rc = render_preview(prog, rp->gp, p->stem, o->preview_cols,
-                            o->preview_rows, o->preview, err);
+        rc = render_preview(prog, rp->gp, p->stem, o, err);
     free(prog);
     return rc;
 }

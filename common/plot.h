@@ -12,7 +12,7 @@
  *             the same double; NaN and +-inf written as NaN, a row with
  *             one followed by a blank line (but for a block's last row):
  *             gnuplot skips the row and breaks the line at the blank;
- *   amax.gp   a standalone gnuplot (5.0 or later) script that draws amax.png
+ *   amax.gp   a standalone gnuplot (5.2.6 or later) script that draws amax.png
  *             from amax.dat: `gnuplot build/lab1/plots/amax.gp` from any
  *             directory, also after the folder was moved or copied (it finds
  *             its files through ARG0, gnuplot 5.4; older versions fall back
@@ -22,6 +22,18 @@
  *             renamed, so a PNG under the final name is always complete;
  *
  * and, when asked, a text preview (gnuplot's dumb terminal) to a FILE *.
+ * Its temporary files ("amax.png.tmp1234", "amax.txt.tmp1234") are removed
+ * also when a signal kills the program mid-render (atomic_file.h).
+ *
+ * Styles: series k has its own colour, point type and dash pattern (the
+ * first ten series all differ in colour and point type, dashes cycle every
+ * five; no pale yellow), and in the text preview its own line character
+ * (* # $ % @ &, six; the hlines are =) and point letter (G E I M K F D H L
+ * J). Markers sit on the measured points: on every point of a series of up
+ * to 30, on about 12 of a longer one, staggered from series to series so
+ * that lines lying on top of each other each show theirs (plot_set_marks
+ * changes that). Lines are drawn in the order the series were added, later
+ * on top, then every marker over every line.
  *
  * Missing values: a point whose x or y is NaN or +-inf is not drawn, and the
  * line through a series breaks there. A plot with no drawable point at all
@@ -32,7 +44,7 @@
  * Ranges and key: by default gnuplot chooses both axes' ranges (stretched to
  * hold the vertical and horizontal lines) and the key (legend) sits inside
  * the top right corner; plot_set_xrange, plot_set_yrange and plot_set_key
- * change that.
+ * change that. A key entry shows its series' line and marker.
  *
  * Texts (title, labels) are taken literally: quotes, backslashes and
  * backquotes are safe, gnuplot's enhanced-text markup (^, _, @, {}) is off,
@@ -82,7 +94,20 @@ typedef struct plot_options {
     FILE *preview;        /* when not NULL, a text rendering is written here */
     int preview_cols;     /* 0: PLOT_DEFAULT_PREVIEW_COLS */
     int preview_rows;     /* 0: PLOT_DEFAULT_PREVIEW_ROWS */
+    bool preview_color;   /* colour the preview with ANSI escapes (24-bit),
+                             for a terminal; false: plain text */
 } plot_options;
+
+/* Where a series' markers go (plot_set_marks). */
+typedef enum plot_marks {
+    PLOT_MARKS_AUTO = 0,  /* every point of up to 30, else about 12,
+                             staggered between series (the default) */
+    PLOT_MARKS_ALL,       /* every point */
+    PLOT_MARKS_NONE       /* a bare solid line (a comb, a staircase
+                             histogram, a sawtooth sampled finely): its
+                             colour alone tells it apart; a series of one
+                             point still gets its marker */
+} plot_marks;
 
 /* A new, empty plot whose files will be stem.dat, stem.gp and stem.png.
  * stem is a path without extension ("build/lab1/plots/amax"): not empty, not
@@ -98,6 +123,10 @@ plot *plot_new(const char *stem, const char *title, const char *xlabel,
 int plot_add_series(plot *p, const char *label, const double *x,
                     const double *y, size_t n, lab_error *err);
 
+/* The markers of the series added last (see plot_marks). Returns 0, or -1
+ * with err filled when there is no series yet. */
+int plot_set_marks(plot *p, plot_marks marks, lab_error *err);
+
 /* Log-scale y axis on or off (off by default). Points with y <= 0 are not
  * drawn on a log axis. */
 void plot_set_log_y(plot *p, bool on);
@@ -110,6 +139,14 @@ int plot_add_vline(plot *p, double x, const char *label, lab_error *err);
  * label may be NULL or "" for none. Not drawn when y is outside a fixed y
  * range. */
 int plot_add_hline(plot *p, double y, const char *label, lab_error *err);
+
+/* Draws the line added last (plot_add_vline or plot_add_hline) solid,
+ * thick and dark red, its label in the same red, instead of dashed grey:
+ * the threshold the plot is about (lab 2's flush line). A vline's label
+ * goes a row lower than the others', clear of a neighbour's. Returns 0, or -1
+ * with err filled when there is no line yet. In the text preview a vline
+ * is a column of '|' either way; its label tells it apart. */
+int plot_emphasize_line(plot *p, lab_error *err);
 
 /* Fixes the x axis to run from lo to hi. Either end may be NaN: gnuplot
  * chooses that end (from the data and the vlines), as it does for both by
@@ -129,7 +166,11 @@ int plot_set_yrange(plot *p, double lo, double hi, lab_error *err);
  *   "top right"     inside the graph, its top right corner (the default)
  *   "top left", "bottom left", "bottom right"   the other corners
  *   "outside"       right of the graph, outside it: it never covers data,
- *                   and the graph is narrower for it
+ *                   and the graph is narrower for it (as wide as the
+ *                   longest label)
+ *   "below"         under the x axis's label, in as many columns as fit:
+ *                   it never covers data, and the graph is shorter for it
+ *                   (a row of text per row of the key)
  * The inside positions have an opaque background, so that they hide what is
  * under them; pick a corner the data leaves free, or a range that makes
  * room (plot_set_yrange). Anything else is an error that lists these. */

@@ -16,21 +16,28 @@
  *
  * The "script runs from anywhere" test needs gnuplot 5.4 or later (ARG0).
  *
+ * The "signals" case kills children (SIGINT, SIGTERM, SIGHUP, SIGPIPE) in
+ * the middle of writing files and checks that no temporary file is left.
+ *
  * Not for: judging how a plot looks (that is for a person, once); the tests
- * check that an image is drawn and what the text files say.
+ * check that an image is drawn, what the text files say, and that each
+ * series gets its own colour, point type and preview characters.
  */
 #include <check.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "scratch.h"
+#include "atomic_file.h"
 #include "plot.h"
 
 #define PATH_SIZE 4096
@@ -343,13 +350,24 @@ START_TEST(test_script_layout)
     assert_contains(gp, "set arrow from first -5, graph 0");
     assert_contains(gp, "set label 'spike' at first 120, graph 0.96");
     assert_contains(gp, "set label 'E4M3 max' at graph 0.01, first 448");
-    assert_contains(gp, "plot dat index 0 using 1:2 with lines linewidth 2 "
-                        "title 'train', \\\n");
-    assert_contains(gp, "dat index 1 using 1:2 with lines linewidth 2 "
-                        "title 'eval', \\\n");
-    assert_contains(gp, "dat index 2 using 1:2 with points pointtype 7 "
-                        "notitle, \\\n");
-    assert_contains(gp, "448 with lines dashtype 3");
+    /* in drawing order: hlines, lines, markers, then the key's entries */
+    assert_contains(gp, "\nplot 448 with lines linetype 7 dashtype 3 "
+                        "linecolor rgb '#606060' notitle, \\\n");
+    assert_contains(gp, "     dat index 0 using 1:2 with lines linestyle 1 "
+                        "notitle, \\\n"
+                        "     dat index 1 using 1:2 with lines linestyle 2 "
+                        "notitle, \\\n"
+                        "     dat index 0 using 1:2 with points linestyle 1 "
+                        "notitle, \\\n"
+                        "     dat index 1 using 1:2 with points linestyle 2 "
+                        "notitle, \\\n"
+                        "     dat index 2 using 1:2 with points linestyle 3 "
+                        "notitle, \\\n"
+                        "     keyentry with linespoints linestyle 1 title "
+                        "'train', \\\n"
+                        "     keyentry with linespoints linestyle 2 title "
+                        "'eval'\n");
+    ck_assert_ptr_null(strstr(gp, "linestyle 3 title")); /* unlabelled */
     ck_assert_ptr_null(strstr(gp, "logscale"));
     ck_assert_ptr_null(strstr(gp, "no finite data"));
     free(gp);
@@ -423,7 +441,7 @@ START_TEST(test_script_ranges)
     assert_contains(gp, "set arrow from first 5, graph 0");
     assert_contains(gp, "set label 'in' at first 5,");
     assert_contains(gp, "set label 'mid' at graph 0.01, first 50");
-    assert_contains(gp, "50 with lines dashtype 3");
+    assert_contains(gp, "50 with lines linetype 7 dashtype 3");
     /* lines outside a fixed range are left out, labels included */
     ck_assert_ptr_null(strstr(gp, "first 20"));
     ck_assert_ptr_null(strstr(gp, "far right"));
@@ -504,6 +522,7 @@ START_TEST(test_script_key)
         { "bottom left", "set key bottom left opaque\n" },
         { "bottom right", "set key bottom right opaque\n" },
         { "outside", "set key outside right top\n" },
+        { "below", "set key below center horizontal Left reverse" },
     };
     char *gp = script_of(small_plot("default"), "default");
     assert_contains(gp, "set key top right opaque\n");
@@ -775,7 +794,7 @@ START_TEST(test_key_rejects)
     ck_assert_str_eq(err.msg, "plot_set_key: unknown key position 'middle' "
                               "for build/x; it takes one of 'top right', "
                               "'top left', 'bottom left', 'bottom right', "
-                              "'outside'");
+                              "'outside', 'below'");
     /* exact names only: no other case, no gnuplot options passed through */
     ck_assert_int_eq(plot_set_key(p, "Top Left", &err), -1);
     assert_contains(err.msg, "unknown key position 'Top Left'");
@@ -958,7 +977,7 @@ START_TEST(test_ranges_and_keys_render)
 {
     static const char *const keys[] = { "top right", "top left",
                                         "bottom left", "bottom right",
-                                        "outside" };
+                                        "outside", "below" };
     plot_options opt = { .width = 320, .height = 200 };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         lab_error err = {{0}};
@@ -1059,14 +1078,15 @@ START_TEST(test_missing_point_breaks_line)
 
     char gp[PATH_SIZE];
     snprintf(gp, sizeof gp, "%s", in_tmp("gap.gp"));
-    char *segs = drawn_segments(gp, 0, 3);
+    /* curves 0-2 the lines, 3-5 the markers, 6-8 the key's entries */
+    char *segs = drawn_segments(gp, 0, 9);
     ck_assert_str_eq(segs, "0,1 | 2,3 3,4"); /* not "0,1 2,3 3,4" */
     free(segs);
     /* two missing points in a row, and missing ends: still one series */
-    segs = drawn_segments(gp, 1, 3);
+    segs = drawn_segments(gp, 1, 9);
     ck_assert_str_eq(segs, "1,5 | 4,6 5,7");
     free(segs);
-    segs = drawn_segments(gp, 2, 3);
+    segs = drawn_segments(gp, 2, 9);
     ck_assert_str_eq(segs, "0,8 1,9");
     free(segs);
 }
@@ -1127,6 +1147,373 @@ START_TEST(test_gnuplot_named_on_path)
 }
 END_TEST
 
+/* ---- styles ------------------------------------------------------------- */
+
+/* The n "set style line" lines of gp, as their colour, point type and line
+ * type, checked against the series they belong to. */
+static void parse_styles(const char *gp, int n, char colors[][16],
+                         int points[], int linetypes[], char dashes[][24])
+{
+    for (int k = 0; k < n; k++) {
+        char head[48];
+        snprintf(head, sizeof head, "set style line %d linetype ", k + 1);
+        const char *line = strstr(gp, head);
+        ck_assert_msg(line != NULL, "no [%s] in:\n%s", head, gp);
+        int got = sscanf(line + strlen(head), "%d linecolor rgb '%15[^']' "
+                         "linewidth 2 dashtype %23s pointtype %d",
+                         &linetypes[k], colors[k], dashes[k], &points[k]);
+        ck_assert_msg(got == 4, "style line %d reads as %d fields: %.120s",
+                      k + 1, got, line);
+    }
+}
+
+/* Ten series, ten looks: no two share a colour or a point type, the six
+ * first their preview line character (line type), neighbours their dashes;
+ * no pale yellow; each labelled series has its key entry in its own style. */
+START_TEST(test_series_styles_distinct)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("ten"), "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    const double y[3] = { 1, 2, 3 };
+    for (int k = 0; k < 10; k++) {
+        char label[16];
+        snprintf(label, sizeof label, "s%d", k);
+        ck_assert_int_eq(plot_add_series(p, label, NULL, y, 3, &err), 0);
+    }
+    char *gp = script_of(p, "ten");
+    char colors[10][16], dashes[10][24];
+    int points[10], linetypes[10];
+    parse_styles(gp, 10, colors, points, linetypes, dashes);
+    for (int a = 0; a < 10; a++) {
+        ck_assert_msg(strcasecmp(colors[a], "#F0E442") != 0 &&
+                      strcasecmp(colors[a], "#FFFF00") != 0,
+                      "series %d is yellow", a);
+        if (a + 1 < 10)
+            ck_assert_str_ne(dashes[a], dashes[a + 1]);
+        for (int b = a + 1; b < 10; b++) {
+            ck_assert_msg(strcasecmp(colors[a], colors[b]) != 0,
+                          "series %d and %d are both %s", a, b, colors[a]);
+            ck_assert_int_ne(points[a], points[b]);
+            if (b < 6)
+                ck_assert_int_ne(linetypes[a], linetypes[b]);
+        }
+        /* an hline's line type (7, '=') is no series' */
+        ck_assert_int_ne(linetypes[a] % 7, 0);
+        char entry[64];
+        snprintf(entry, sizeof entry, "keyentry with linespoints linestyle "
+                 "%d title 's%d'", a + 1, a);
+        assert_contains(gp, entry);
+    }
+    free(gp);
+}
+END_TEST
+
+/* Markers: every point of a short series, about 12 staggered ones on a long
+ * one, none on a bare line (solid, whatever its place), and plot_set_marks
+ * on the series added last. */
+START_TEST(test_marks)
+{
+    lab_error err = {{0}};
+    static double y[300];
+    for (int i = 0; i < 300; i++)
+        y[i] = i % 7;
+    plot *p = plot_new(in_tmp("m"), "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_set_marks(p, PLOT_MARKS_ALL, &err), -1);
+    assert_contains(err.msg, "has no series yet");
+    ck_assert_int_eq(plot_add_series(p, "long a", NULL, y, 300, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "long b", NULL, y, 300, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "all", NULL, y, 300, &err), 0);
+    ck_assert_int_eq(plot_set_marks(p, PLOT_MARKS_ALL, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "bare", NULL, y, 300, &err), 0);
+    ck_assert_int_eq(plot_set_marks(p, PLOT_MARKS_NONE, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "short", NULL, y, 30, &err), 0);
+    ck_assert_int_eq(plot_set_marks(p, (plot_marks)7, &err), -1);
+    assert_contains(err.msg, "unknown marks 7");
+    char *gp = script_of(p, "m");
+    /* 300 points: every 25th, series k of 5 from k * 25 / 5 */
+    assert_contains(gp, "dat index 0 using 1:2 every 25::0 with points "
+                        "linestyle 1 notitle");
+    assert_contains(gp, "dat index 1 using 1:2 every 25::5 with points "
+                        "linestyle 2 notitle");
+    assert_contains(gp, "dat index 2 using 1:2 with points linestyle 3");
+    ck_assert_ptr_null(strstr(gp, "dat index 3 using 1:2 with points"));
+    ck_assert_ptr_null(strstr(gp, "dat index 3 using 1:2 every"));
+    assert_contains(gp, "dat index 4 using 1:2 with points linestyle 5");
+    assert_contains(gp, "keyentry with lines linestyle 4 title 'bare'");
+    assert_contains(gp, "keyentry with linespoints linestyle 5 title 'short'");
+    char colors[5][16], dashes[5][24];
+    int points[5], linetypes[5];
+    parse_styles(gp, 5, colors, points, linetypes, dashes);
+    ck_assert_str_eq(dashes[0], "solid");
+    ck_assert_str_ne(dashes[1], "solid");
+    ck_assert_str_eq(dashes[3], "solid"); /* bare: solid */
+    ck_assert_str_ne(dashes[4], "solid");
+    free(gp);
+}
+END_TEST
+
+START_TEST(test_emphasized_line)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("em"), "t", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_emphasize_line(p, &err), -1);
+    assert_contains(err.msg, "has no line yet");
+    const double y[3] = { 1, 2, 3 };
+    ck_assert_int_eq(plot_add_series(p, "s", NULL, y, 3, &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 1, "subnormal", &err), 0);
+    ck_assert_int_eq(plot_add_vline(p, 0.5, "flush", &err), 0);
+    ck_assert_int_eq(plot_emphasize_line(p, &err), 0);
+    ck_assert_int_eq(plot_add_hline(p, 2.5, "limit", &err), 0);
+    ck_assert_int_eq(plot_emphasize_line(p, &err), 0);
+    char *gp = script_of(p, "em");
+    assert_contains(gp, "set arrow from first 1, graph 0 to first 1, graph 1 "
+                        "nohead dashtype 2 linecolor rgb '#606060'\n");
+    assert_contains(gp, "set arrow from first 0.5, graph 0 to first 0.5, "
+                        "graph 1 nohead linewidth 3 dashtype solid linecolor "
+                        "rgb '#B00000'\n");
+    assert_contains(gp, "set label 'subnormal' at first 1, graph 0.96 ");
+    assert_contains(gp, "set label 'flush' at first 0.5, graph 0.90 left "
+                        "offset character 0.5, 0 front textcolor rgb "
+                        "'#B00000'\n");
+    assert_contains(gp, "2.5 with lines linetype 7 linewidth 3 dashtype solid "
+                        "linecolor rgb '#B00000' notitle");
+    free(gp);
+}
+END_TEST
+
+/* ---- temporary files and signals ---------------------------------------- */
+
+/* The names in folder dir that hold ".tmp" (a temporary file left behind),
+ * joined by spaces into a static buffer; "" when there are none. */
+static const char *temp_files(const char *dir)
+{
+    static char names[2048];
+    names[0] = '\0';
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, ".tmp"))
+            snprintf(names + strlen(names), sizeof names - strlen(names),
+                     "%s ", e->d_name);
+    closedir(d);
+    return names;
+}
+
+/* Waits up to 10 s for a name holding ".tmp" in dir; whether one came. */
+static bool wait_for_temp(const char *dir)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (temp_files(dir)[0])
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+/* In a child: the signals at their default action, as in a program of its
+ * own (Check's test process handles SIGINT and SIGTERM itself, and
+ * atomic_file leaves a handled signal alone). */
+static void default_signals(void)
+{
+    static const int sigs[] = { SIGHUP, SIGINT, SIGPIPE, SIGTERM };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        signal(sigs[i], SIG_DFL);
+}
+
+/* The child's exit, which must be death by signal sig. */
+static void assert_killed_by(pid_t pid, int sig)
+{
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sig,
+                  "the child %s %d, not killed by signal %d",
+                  WIFSIGNALED(status) ? "was killed by signal" : "exited",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+                  sig);
+}
+
+/* A signal while an atomic_file is open removes its temporary file and
+ * kills the program, as the signal would have. */
+START_TEST(test_signal_removes_atomic_temp)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            default_signals();
+            lab_error err = {{0}};
+            atomic_file af, other;
+            if (atomic_file_open(&af, in_tmp("data.txt"), &err) != 0 ||
+                atomic_file_open(&other, in_tmp("more.txt"), &err) != 0)
+                _exit(3);
+            fputs("half of it\n", af.f);
+            fflush(af.f);
+            raise(sigs[i]);
+            _exit(4); /* not reached: the signal kills it */
+        }
+        assert_killed_by(pid, sigs[i]);
+        ck_assert_str_eq(temp_files(tmp), "");
+        ck_assert(!exists(in_tmp("data.txt")));
+    }
+    /* a forked child killed by a signal leaves its parent's files alone */
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        default_signals();
+        lab_error err = {{0}};
+        atomic_file af;
+        if (atomic_file_open(&af, in_tmp("kept.txt"), &err) != 0)
+            _exit(3);
+        pid_t kid = fork();
+        if (kid == 0) {
+            raise(SIGTERM);
+            _exit(4);
+        }
+        int st;
+        if (kid < 0 || waitpid(kid, &st, 0) != kid || !WIFSIGNALED(st))
+            _exit(5);
+        fputs("whole\n", af.f);
+        _exit(atomic_file_commit(&af, &err) == 0 ? 0 : 6);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the parent's file did not survive its child (status %d)",
+                  status);
+    char *kept = slurp(in_tmp("kept.txt"));
+    ck_assert_str_eq(kept, "whole\n");
+    free(kept);
+
+    /* committed and aborted files leave the registry: more than it holds,
+     * one after the other, all protected */
+    for (int i = 0; i < 2 * ATOMIC_FILE_MAX_TRACKED; i++) {
+        lab_error err = {{0}};
+        atomic_file af;
+        ck_assert_int_eq(atomic_file_open(&af, in_tmp("x.txt"), &err), 0);
+        if (i % 2)
+            atomic_file_abort(&af);
+        else
+            ck_assert_int_eq(atomic_file_commit(&af, &err), 0);
+        ck_assert_int_eq(atomic_file_track(in_tmp("y")), 0);
+        atomic_file_untrack(in_tmp("y"));
+    }
+    ck_assert_str_eq(temp_files(tmp), "");
+}
+END_TEST
+
+/* SIGTERM or SIGINT while gnuplot writes the image: the temporary image is
+ * removed, and gnuplot is killed first, so it cannot write it again. The
+ * fake gnuplot writes its output, then, a second later, again. */
+START_TEST(test_signal_mid_render_leaves_no_temp)
+{
+    fake_gnuplot("out=$(printf '%s' \"$3\" | "
+                 "sed \"s/^out = '\\(.*\\)'$/\\1/\")\n"
+                 "echo first > \"$out\"\n"
+                 "sleep 1\n"
+                 "echo again > \"$out\"\n");
+    ck_assert_int_eq(mkdir(in_tmp("plots"), 0777), 0);
+    static const int sigs[] = { SIGTERM, SIGINT };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            default_signals();
+            lab_error err = {{0}};
+            plot_render(small_plot("plots/amax"), NULL, &err);
+            _exit(5); /* not reached: killed mid-render */
+        }
+        ck_assert_msg(wait_for_temp(in_tmp("plots")), "no temporary file");
+        kill(pid, sigs[i]);
+        assert_killed_by(pid, sigs[i]);
+        usleep(1500000); /* past the fake gnuplot's second write */
+        ck_assert_str_eq(temp_files(in_tmp("plots")), "");
+        ck_assert(!exists(in_tmp("plots/amax.png")));
+    }
+}
+END_TEST
+
+/* The reader of the preview goes away (`lab4 | head -1`): SIGPIPE while the
+ * preview is copied out of its temporary file, which is removed. */
+START_TEST(test_sigpipe_in_preview_leaves_no_temp)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    close(fds[0]); /* no reader */
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        default_signals();
+        lab_error err = {{0}};
+        FILE *out = fdopen(fds[1], "w");
+        plot_options opt = { .preview = out };
+        plot_render(small_plot("amax"), &opt, &err);
+        _exit(6); /* not reached: SIGPIPE */
+    }
+    close(fds[1]);
+    assert_killed_by(pid, SIGPIPE);
+    ck_assert_str_eq(temp_files(tmp), "");
+    assert_png(in_tmp("amax.png"), 0, 0); /* drawn before the preview */
+}
+END_TEST
+
+/* The preview tells two series apart: the first's points are G (gnuplot's
+ * point type 7) on a line of '*', the second's E (5) on '#'; in colour,
+ * each in its own. */
+START_TEST(test_preview_distinct_series)
+{
+    lab_error err = {{0}};
+    plot *p = plot_new(in_tmp("two"), "two series", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    const double x[5] = { 0, 1, 2, 3, 4 };
+    const double y0[5] = { 0, 1, 2, 3, 4 }, y1[5] = { 4, 3.5, 3, 2.5, 2 };
+    ck_assert_int_eq(plot_add_series(p, "up", x, y0, 5, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "down", x, y1, 5, &err), 0);
+    ck_assert_int_eq(plot_set_xrange(p, -1, 5, &err), 0); /* none on the */
+    ck_assert_int_eq(plot_set_yrange(p, -1, 5, &err), 0); /* border */
+    ck_assert_int_eq(plot_set_key(p, "below", &err), 0);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    plot_options opt = { .preview = f, .preview_cols = 80,
+                         .preview_rows = 24 };
+    render_ok(p, &opt);
+    char *text = slurp_stream(f);
+    fclose(f);
+    int count[256] = { 0 };
+    for (const char *c = text; *c; c++)
+        count[(unsigned char)*c]++;
+    /* five points each, one more in the key; they cross between points */
+    ck_assert_msg(count['G'] >= 5 && count['E'] >= 5, "G %d, E %d in:\n%s",
+                  count['G'], count['E'], text);
+    ck_assert_msg(count['*'] >= 10 && count['#'] >= 10, "* %d, # %d in:\n%s",
+                  count['*'], count['#'], text);
+    ck_assert_ptr_null(strchr(text, '\x1b')); /* plain text */
+    free(text);
+
+    p = plot_new(in_tmp("two"), "two series", "x", "y", &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plot_add_series(p, "up", x, y0, 5, &err), 0);
+    ck_assert_int_eq(plot_add_series(p, "down", x, y1, 5, &err), 0);
+    f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    opt.preview = f;
+    opt.preview_color = true;
+    render_ok(p, &opt);
+    text = slurp_stream(f);
+    fclose(f);
+    assert_contains(text, "\x1b[38;2;0;114;178m");  /* #0072B2 */
+    assert_contains(text, "\x1b[38;2;213;94;0m");   /* #D55E00 */
+    free(text);
+}
+END_TEST
+
 /* ---- running ------------------------------------------------------------ */
 
 #define CORE_TESTS(X)                                                         \
@@ -1143,13 +1530,19 @@ END_TEST
     X(test_script_ranges) X(test_script_nothing_in_range)                     \
     X(test_script_key) X(test_ranges_reject)                                  \
     X(test_rejected_range_keeps_the_old_one) X(test_key_rejects)              \
-    X(test_render_rejects_log_range)
+    X(test_render_rejects_log_range) X(test_series_styles_distinct)          \
+    X(test_marks) X(test_emphasized_line)
+
+/* Killed children, a fake gnuplot that sleeps: a longer timeout. */
+#define SIGNAL_TESTS(X)                                                       \
+    X(test_signal_removes_atomic_temp) X(test_signal_mid_render_leaves_no_temp)
 
 #define GNUPLOT_TESTS(X)                                                      \
     X(test_png_written) X(test_preview_has_title) X(test_quoted_texts_render) \
     X(test_nan_data_renders) X(test_nothing_drawable_renders)                 \
     X(test_script_runs_from_anywhere) X(test_gnuplot_named_on_path)           \
-    X(test_missing_point_breaks_line) X(test_ranges_and_keys_render)
+    X(test_missing_point_breaks_line) X(test_ranges_and_keys_render)         \
+    X(test_sigpipe_in_preview_leaves_no_temp) X(test_preview_distinct_series)
 
 int main(void)
 {
@@ -1159,6 +1552,12 @@ int main(void)
 #define ADD_CORE(t) tcase_add_test(core, t);
     CORE_TESTS(ADD_CORE)
     suite_add_tcase(s, core);
+    TCase *sig = tcase_create("signals");
+    tcase_add_checked_fixture(sig, setup, teardown);
+    tcase_set_timeout(sig, 60);
+#define ADD_SIGNAL(t) tcase_add_test(sig, t);
+    SIGNAL_TESTS(ADD_SIGNAL)
+    suite_add_tcase(s, sig);
 
     int skipped = 0;
     if (plot_gnuplot_available()) {
