@@ -148,15 +148,18 @@ static void add_tooth(double *xs, double *ys, size_t *n, double x, double base, 
     xs[*n] = x;  ys[*n] = base;  (*n)++;
 }
 
-/* A comb series, or one undrawable point (so its key entry stays) when
- * there are no values. */
+/* A comb series, drawn as a bare line (a marker at each tooth's three
+ * points would hide the teeth), or one undrawable point (so its key entry
+ * stays) when there are no values. */
 static int add_comb(plot *p, const char *label, const double *xs, const double *ys,
                     size_t n, lab_error *err)
 {
     static const double none = NAN;
     if (n == 0)
         return plot_add_series(p, label, &none, &none, 1, err);
-    return plot_add_series(p, label, xs, ys, n, err);
+    if (plot_add_series(p, label, xs, ys, n, err) != 0)
+        return -1;
+    return plot_set_marks(p, PLOT_MARKS_NONE, err);
 }
 
 /* The combs of one format around y = row: normal values with long teeth,
@@ -249,9 +252,9 @@ static plot *make_values_plot(const char *stem, const lab0_limits lim[N_FORMATS]
         }
     }
     /* The rows at y = 1 and 2 reach 0.3 either side; above them, room for
-     * the lines' labels. The key goes right of the graph, where it covers
+     * the lines' labels. The key goes below the graph, where it covers
      * neither a comb nor a line. */
-    if (plot_set_yrange(p, 0.4, 2.8, err) != 0 || plot_set_key(p, "outside", err) != 0)
+    if (plot_set_yrange(p, 0.4, 2.8, err) != 0 || plot_set_key(p, "below", err) != 0)
         goto fail;
     return p;
 fail:
@@ -353,9 +356,12 @@ static plot *make_error_plot(const char *stem, const lab0_limits lim[N_FORMATS],
         relative_errors(FORMATS[k], &lim[k], x, y[k], &st);
         print_error_stats(FORMATS[k], &lim[k], &st);
     }
-    /* Last format first, so that E4M3's smaller errors are drawn on top. */
+    /* Last format first, so that E4M3's smaller errors are drawn on top.
+     * No markers: each curve is N_INPUTS samples of a sawtooth, and a
+     * marker on one says nothing; the colours tell them apart. */
     for (int k = N_FORMATS - 1; k >= 0; k--)
         if (plot_add_series(p, FORMATS[k]->name, t, y[k], N_INPUTS, err) != 0 ||
+            plot_set_marks(p, PLOT_MARKS_NONE, err) != 0 ||
             add_bound_line(p, FORMATS[k], lim[k].rel_error_bound, err) != 0)
             goto fail;
     /* x from 2^-25: room left of the curves for the bounds' labels. y from

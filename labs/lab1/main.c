@@ -459,7 +459,7 @@ static plot *make_plot(const char *stem, const plot_spec *spec, const results *r
     plot_set_log_y(p, spec->log_y);
     if (add_strategy_series(p, spec, res, err) != 0 || add_events(p, spec->tensor, err) != 0 ||
         (spec->floor > 0 && plot_set_yrange(p, spec->floor, NAN, err) != 0) ||
-        plot_set_key(p, "outside", err) != 0) {
+        plot_set_key(p, "below", err) != 0) {
         plot_free(p);
         return NULL;
     }

@@ -1153,6 +1153,8 @@ static int add_histogram(plot *p, const tensor *t, double *lo_x, double *hi_x,
     }
     if (rc == 0)
         rc = plot_add_series(p, NULL, x, y, n, err);
+    if (rc == 0) /* a staircase: markers at its corners would say nothing */
+        rc = plot_set_marks(p, PLOT_MARKS_NONE, err);
     free(x);
     free(y);
     return rc;
@@ -1162,7 +1164,10 @@ static int add_histogram(plot *p, const tensor *t, double *lo_x, double *hi_x,
  * normal land under t's scale s (log2(2^-9 / s) and log2(2^-6 / s) for
  * E4M3), labelled together at the first (two bits apart, two labels would
  * overlap), and its max (log2(448 / s)): one line for both formats when
- * they land together, at amax. Widens *lo and *hi to hold them. */
+ * they land together, at amax. Then, solid and red, where elements flush
+ * (README §1, §4): x * s rounds to 0 at or below half the smallest
+ * subnormal, so every bin left of log2(2^-10 / s) (E4M3) is lost. Widens
+ * *lo and *hi to hold them. */
 static int add_range_lines(plot *p, const tensor *t, double *lo, double *hi, lab_error *err)
 {
     double at[N_FORMATS][3]; /* smallest subnormal, smallest normal, max */
@@ -1177,12 +1182,17 @@ static int add_range_lines(plot *p, const tensor *t, double *lo, double *hi, lab
         at[f][0] = log2(info->min_subnormal / s);
         at[f][1] = log2(info->min_normal / s);
         at[f][2] = log2(info->max_finite / s);
-        *lo = fmin(*lo, at[f][0]);
+        double flush = at[f][0] - 1.0; /* log2(min_subnormal / 2 / s) */
+        *lo = fmin(*lo, flush);
         *hi = fmax(*hi, at[f][2]);
         snprintf(label, sizeof label, "%s 2^%d/s, 2^%d/s", FORMAT_NAMES[f],
                  info->emin - info->man_bits, info->emin);
         if (plot_add_vline(p, at[f][0], label, err) != 0 ||
             plot_add_vline(p, at[f][1], NULL, err) != 0)
+            return -1;
+        snprintf(label, sizeof label, "%s flush: |x| <= 2^%d/s", FORMAT_NAMES[f],
+                 info->emin - info->man_bits - 1);
+        if (plot_add_vline(p, flush, label, err) != 0 || plot_emphasize_line(p, err) != 0)
             return -1;
     }
     if (ok[0] && ok[1] && fabs(at[0][2] - at[1][2]) < 0.01)

@@ -718,7 +718,7 @@ static int fill_scales(plot *p, const history *h, lab_error *err)
     for (int s = 0; s < N_SCALERS; s++)
         if (plot_add_series(p, SCALER_NAMES[s], NULL, h->scale[s], h->total_steps, err) != 0)
             return -1;
-    return plot_set_key(p, "outside", err);
+    return plot_set_key(p, "below", err);
 }
 
 typedef struct plot_spec {

@@ -513,7 +513,7 @@ static plot *make_plot(const plot_spec *spec, const char *stem, const tensors *t
     plot *p = plot_new(stem, spec->title, spec->xlabel, "SQNR (dB, higher is better)", err);
     if (!p)
         return NULL;
-    if (spec->fill(p, t, res, err) != 0 || plot_set_key(p, "outside", err) != 0) {
+    if (spec->fill(p, t, res, err) != 0 || plot_set_key(p, "below", err) != 0) {
         plot_free(p);
         return NULL;
     }

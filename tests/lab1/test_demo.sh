@@ -2,8 +2,8 @@
 # test_demo.sh - lab1's demo runs end to end: with the reference solution it
 # prints the table with every strategy, numbers any correct run prints (the
 # lag of delayed scaling, no saturation with a margin or with current
-# scaling) and draws every plot; with the untouched skeleton it still runs;
-# bad usage exits 2.
+# scaling) and draws every plot; killed mid-run it leaves no temporary file;
+# with the untouched skeleton it still runs; bad usage exits 2.
 #
 #   FP8LAB_BUILD=build sh tests/lab1/test_demo.sh
 set -u
@@ -67,6 +67,37 @@ fi
 "$B/lab1/lab1" --no-preview -o "$TMP/skel" >"$TMP/skel.out" 2>&1
 [ $? = 0 ] && ok || bad "skeleton demo: exit status"
 grep -q 'N = 4096 elements per tensor' "$TMP/skel.out" && ok || bad "skeleton demo: no table"
+
+# Killed mid-run, the demo leaves no temporary file (*.tmp*: a PNG or a
+# preview gnuplot was writing, a .dat or .gp being written) in the plots'
+# folder, and dies of the signal (status 128 + its number). First the reader
+# of its output goes away (`lab1 | head -1`: SIGPIPE), then Ctrl-C (SIGINT)
+# and SIGTERM, each sent once the first plot is drawn, while it draws the
+# others. A job started with & has SIGINT ignored; env --default-signal
+# gives it the default back, as a program started at a terminal has it.
+left_over() { ls -a "$1" 2>/dev/null | grep '\.tmp' | tr '\n' ' '; }
+"$B/solutions/lab1/lab1" -o "$TMP/pipe" 2>/dev/null | head -1 >/dev/null
+[ -z "$(left_over "$TMP/pipe")" ] && ok ||
+    bad "demo | head -1: temporary files left: $(left_over "$TMP/pipe")"
+for sig in INT TERM; do
+    if [ $sig = INT ] && ! env --default-signal=INT true 2>/dev/null; then
+        continue # no GNU env: SIGINT stays ignored in a background job
+    fi
+    env --default-signal=INT "$B/solutions/lab1/lab1" -o "$TMP/$sig" >"$TMP/$sig.out" 2>&1 &
+    pid=$!
+    i=0
+    while [ ! -e "$TMP/$sig/amax_scale.gp" ] && [ $i -lt 600 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    kill -s $sig $pid
+    wait $pid
+    status=$?
+    want=$( [ $sig = INT ] && echo 130 || echo 143 ) # 128 + 2, 128 + 15
+    [ $status = $want ] && ok || bad "demo killed by SIG$sig: exit status $status, want $want"
+    [ -z "$(left_over "$TMP/$sig")" ] && ok ||
+        bad "demo killed by SIG$sig: temporary files left: $(left_over "$TMP/$sig")"
+done
 
 "$B/lab1/lab1" --no-such-option >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "demo: bad usage should exit 2"

@@ -121,6 +121,13 @@ if command -v gnuplot >/dev/null 2>&1; then
     done
 fi
 
+# The reader of its output goes away (`lab4 | head -1`): the demo dies of
+# SIGPIPE, mid-plot or not, and leaves no temporary file (*.tmp*, such as
+# row_error.txt.tmp1234, a preview gnuplot wrote) in the plots' folder.
+"$B/solutions/lab4/lab4" -o "$TMP/pipe" 2>/dev/null | head -1 >/dev/null
+left=$(ls -a "$TMP/pipe" 2>/dev/null | grep '\.tmp' | tr '\n' ' ')
+[ -z "$left" ] && ok || bad "demo | head -1: temporary files left: $left"
+
 # ---- the skeleton, and usage ------------------------------------------------------
 
 "$B/lab4/lab4" --no-preview -o "$TMP/skel" >"$TMP/skel.out" 2>&1
