@@ -125,9 +125,16 @@ char *gr_asprintf(const char *fmt, ...)
  * NULL when it is missing or empty. */
 static char *read_head(const char *path, int max_lines, size_t max_bytes)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* A test may have left a link or a FIFO in its place: never followed,
+     * never waited on, regular files only. */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
     char *buf = malloc(max_bytes + 64);
     size_t n = buf ? fread(buf, 1, max_bytes, f) : 0;
     int more = buf && fgetc(f) != EOF;
@@ -205,7 +212,8 @@ typedef struct limits {
     long nofile;      /* open files; 0: none */
     long nproc;       /* processes beyond those the user runs already (see
                          EXTRA_PROCS); 0: none */
-    const char *jail; /* run in the sandbox, this the one folder it may write; NULL: not */
+    const char *jail; /* the one folder it may write (in bwrap, or under Landlock) */
+    const char *const *view; /* what else it may read (sandbox.h); NULL: the whole machine */
 } limits;
 
 /* Open files a test runner may hold (Check's, the results pipe, the log)
@@ -261,8 +269,11 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
         return pid;
     setpgid(0, 0);
     int in = open("/dev/null", O_RDONLY);
-    int out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0)
+    /* The log is the grader's: in a folder no sandbox writes, and even so
+     * never through a link or into a FIFO. */
+    int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    struct stat st;
+    if (in < 0 || out < 0 || fstat(out, &st) != 0 || !S_ISREG(st.st_mode))
         _exit(126);
     dup2(in, 0);
     dup2(out, 1);
@@ -273,9 +284,10 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
         close(fd);
     /* Whatever allocates comes before the limits: a sanitized grader's
      * allocator cannot work under an address-space limit. */
-    const gr_sandbox *sb = lim->jail ? gr_sandbox_get(NULL) : NULL;
-    char **boxed = sb && sb->on ? gr_sandbox_argv(sb, lim->jail, envp, argv) : NULL;
-    uid_t who = sb && sb->on && sb->drop ? sb->uid : getuid();
+    const gr_sandbox *sb = gr_sandbox_get(NULL);
+    int boxed_on = sandboxed && sb->on && lim->jail;
+    char **boxed = boxed_on ? gr_sandbox_argv(sb, lim->jail, lim->view, envp, argv) : NULL;
+    uid_t who = boxed_on && sb->drop ? sb->uid : getuid();
     long procs = lim->nproc > 0 && who != 0 ? user_processes(who) : -1;
     set_limit(RLIMIT_CORE, 0);
     if (lim->as_mib > 0)
@@ -286,7 +298,7 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
         set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
     if (lim->nofile > 0)
         set_limit(RLIMIT_NOFILE, (rlim_t)lim->nofile);
-    if (sb && sb->on && gr_sandbox_enter(sb) != 0) {
+    if (boxed_on && gr_sandbox_enter(sb) != 0) {
         dprintf(2, "cannot become the sandbox's user: %s\n", strerror(errno));
         _exit(126);
     }
@@ -294,11 +306,16 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
      * from it: it bounds a fork bomb only under an unprivileged user. */
     if (procs >= 0)
         set_limit(RLIMIT_NPROC, (rlim_t)(procs + lim->nproc));
-    if (sb && sb->on) {
+    if (boxed_on) {
         if (boxed)
             execvp(boxed[0], boxed);
         dprintf(2, "cannot run bwrap: %s\n", strerror(errno));
         _exit(127);
+    }
+    /* No bwrap: the kernel's Landlock shows it the same view. */
+    if (lim->jail && gr_sandbox_restrict(sb, lim->view, lim->jail) != 0) {
+        dprintf(2, "cannot restrict it with Landlock: %s\n", strerror(errno));
+        _exit(126);
     }
     execve(argv[0], argv, envp);
     execvpe(argv[0], argv, envp);
@@ -329,23 +346,26 @@ static int wait_until(pid_t pid, double deadline, int *timed_out)
     return status;
 }
 
-/* The environment of the compiler and nm in the sandbox: the grader's PATH,
- * and C messages. */
-static char **tool_env(void)
+/* The environment of the compiler and nm: the grader's PATH, C messages,
+ * and temporary files in the stage's tmp/ (under Landlock, /tmp is not
+ * theirs). */
+static char **tool_env(const char *stage)
 {
-    static char path[4200];
-    static char *env[] = {path, "LC_ALL=C", NULL};
+    static char path[4200], tmp[4200];
+    static char *env[] = {path, "LC_ALL=C", tmp, NULL};
     const char *p = getenv("PATH");
     snprintf(path, sizeof path, "PATH=%s", p && *p ? p : "/usr/local/bin:/usr/bin:/bin");
+    snprintf(tmp, sizeof tmp, "TMPDIR=%s/tmp", stage);
     return env;
 }
 
-/* Runs the compiler with the given arguments, in the sandbox with jail
- * writable when jail is not NULL; 0 when it succeeded. */
-static int run_build(char **argv, const char *log, const char *jail, long as_mib)
+/* Runs the compiler with the given arguments, in the sandbox with the
+ * stage writable and view readable; 0 when it succeeded. */
+static int run_build(char **argv, const char *log, const char *stage, const char *const *view,
+                     long as_mib)
 {
-    limits lim = {as_mib, 64L << 20, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, jail};
-    pid_t pid = spawn(argv, jail ? tool_env() : environ, log, -1, &lim);
+    limits lim = {as_mib, 64L << 20, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage, view};
+    pid_t pid = spawn(argv, tool_env(stage), log, -1, &lim);
     if (pid < 0)
         return -1;
     int timed_out;
@@ -504,10 +524,10 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
 {
     char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
-    const char *jail = sandboxed ? stage : NULL;
-    limits lim = {0, 16L << 20, 30, 64, EXTRA_PROCS, jail};
+    static const char *const nothing_more[] = {NULL};
+    limits lim = {0, 16L << 20, 30, 64, EXTRA_PROCS, stage, nothing_more};
     int rc = -1, timed_out = 0, status = -1;
-    pid_t pid = spawn(argv, jail ? tool_env() : environ, listing, -1, &lim);
+    pid_t pid = spawn(argv, tool_env(stage), listing, -1, &lim);
     if (pid > 0)
         status = wait_until(pid, now_s() + 30, &timed_out);
     FILE *in = fopen(listing, "r"), *out = fopen(log, "a");
@@ -574,7 +594,7 @@ done:
 /* Compiles src into obj with the flags (a space-separated list), the
  * messages into log: with nvcc when cuda, else the C compiler. */
 static int compile(const char *flags, char *inc_src, char *inc_common, char *src, char *obj,
-                   const char *log, const char *stage, int cuda)
+                   const char *log, const char *stage, const char *const *view, int cuda)
 {
     char cf[4096];
     snprintf(cf, sizeof cf, "%s", flags);
@@ -589,7 +609,7 @@ static int compile(const char *flags, char *inc_src, char *inc_common, char *src
     argv[argc++] = "-o";
     argv[argc++] = obj;
     argv[argc] = NULL;
-    return run_build(argv, log, sandboxed ? stage : NULL, cuda ? NVCC_AS_MIB : BUILD_AS_MIB);
+    return run_build(argv, log, stage, view, cuda ? NVCC_AS_MIB : BUILD_AS_MIB);
 }
 
 /* Compiles the student's .c files (and a CUDA lab's .cu files, with nvcc)
@@ -609,6 +629,11 @@ static int build_runner(const gr_options *o, const char *stage)
     char *libfp8 = gr_asprintf("%s/libfp8lab.a", o->build);
     char *inc_src = gr_asprintf("-I%s/src", stage);
     char *inc_common = gr_asprintf("-I%s/common", o->root);
+    /* What the compiler may read besides the system and the stage: the
+     * course's headers; and the linker, the grader's own objects. */
+    char *common = gr_asprintf("%s/common", o->root);
+    const char *const compile_view[] = {common, NULL};
+    const char *const link_view[] = {suite, reference, libgrading, libfp8, NULL};
     char *objs[32];
     int nobj = 0, rc = 0;
 
@@ -628,9 +653,10 @@ static int build_runner(const gr_options *o, const char *stage)
          * objects are never sanitized). */
         char *plain = GRADER_SANITIZE && !cuda ? gr_asprintf("%s.plain", objs[nobj]) : NULL;
         rc = compile(cuda ? nvccflags : cflags, inc_src, inc_common, src, objs[nobj], clog,
-                     stage, cuda);
+                     stage, compile_view, cuda);
         if (rc == 0 && plain)
-            rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage, 0);
+            rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage,
+                         compile_view, 0);
         if (rc == 0)
             rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog, cuda);
         free(plain);
@@ -653,7 +679,7 @@ static int build_runner(const gr_options *o, const char *stage)
         link[nlink++] = runner;
         link[nlink] = NULL;
         char *llog = gr_asprintf("%s.link", log);
-        rc = run_build(link, llog, sandboxed ? stage : NULL, BUILD_AS_MIB);
+        rc = run_build(link, llog, stage, link_view, BUILD_AS_MIB);
         free(llog);
     }
     /* One log of everything the compiler and linker said, in order. */
@@ -674,7 +700,7 @@ static int build_runner(const gr_options *o, const char *stage)
     for (int i = 0; i < nobj; i++)
         free(objs[i]);
     free(log), free(runner), free(suite), free(reference), free(libgrading), free(libfp8);
-    free(inc_src), free(inc_common);
+    free(inc_src), free(inc_common), free(common);
     return rc;
 }
 
@@ -821,9 +847,10 @@ static int parse_result(const gr_options *o, gr_result *res, char *text, lab_err
  * or else what the runner printed. */
 static void check_output(const char *stage, gr_result *res)
 {
-    char *path = gr_asprintf("%s/out/%s.out", stage, res->test->name);
+    char *path = gr_asprintf("%s/out/%s/%s.out", stage, res->test->name, res->test->name);
     struct stat st;
-    if (stat(path, &st) == 0 && st.st_size >= GR_OUTPUT_LIMIT && res->status != GR_NOT_RUN) {
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= GR_OUTPUT_LIMIT &&
+        res->status != GR_NOT_RUN) {
         free(res->message);
         res->status = GR_ERROR;
         res->message = gr_asprintf("output flood: printed %ld MiB or more (the limit per "
@@ -834,7 +861,7 @@ static void check_output(const char *stage, gr_result *res)
         res->output = read_head(path, 20, OUTPUT_SHOWN);
         if (!res->output) {
             free(path);
-            path = gr_asprintf("%s/out/%s.runner", stage, res->test->name);
+            path = gr_asprintf("%s/log/%s.runner", stage, res->test->name);
             res->output = read_head(path, 20, OUTPUT_SHOWN);
         }
     }
@@ -851,18 +878,37 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
 {
     double budget = 5.0 + res->test->timeout_s * timeout_multiplier();
     char *runner = gr_asprintf("%s/runner", stage);
-    char *log = gr_asprintf("%s/out/%s.runner", stage, res->test->name);
+    char *log = gr_asprintf("%s/log/%s.runner", stage, res->test->name);
+    /* The one folder this test may write, its own and new: no earlier test
+     * can have left anything where this one's output goes. */
+    char *scratch = gr_asprintf("%s/out/%s", stage, res->test->name);
+    char *data = gr_asprintf("%s/data", o->root);
+    const char *const view[] = {data, stage, NULL};
     char *argv[] = {runner, "3", (char *)res->test->name, NULL};
-    int fds[2], rc = 0;
+    int fds[2], rc = 0, n = 0;
+    char *env_out = gr_asprintf("GRADER_OUT_DIR=%s", scratch);
+    char *env_temp = gr_asprintf("TEMP=%s", scratch);
+    char *env[32];
+    for (; envp[n] && n < 28; n++)
+        env[n] = envp[n];
+    env[n++] = env_out;
+    env[n++] = env_temp;
+    env[n] = NULL;
 
+    if (mkdir(scratch, 0700) != 0 || gr_sandbox_own(gr_sandbox_get(NULL), scratch, err) != 0) {
+        rc = lab_errorf(err, "%s: cannot create: %s", scratch, strerror(errno));
+        goto out;
+    }
     if (pipe2(fds, O_CLOEXEC) != 0) {
         rc = lab_errorf(err, "cannot create a pipe: %s", strerror(errno));
         goto out;
     }
+    /* A CUDA lab's tests see the whole machine, read-only: the driver
+     * reads much of /proc and /sys (sandbox.h). */
     limits lim = {GRADER_SANITIZE ? 0 : o->lab->mem_limit_mib, GR_OUTPUT_LIMIT,
                   (long)budget + 1, o->lab->cuda ? CUDA_RUNNER_NOFILE : RUNNER_NOFILE,
-                  RUNNER_NPROC, sandboxed ? stage : NULL};
-    pid_t pid = spawn(argv, envp, log, fds[1], &lim);
+                  RUNNER_NPROC, scratch, o->lab->cuda ? NULL : view};
+    pid_t pid = spawn(argv, env, log, fds[1], &lim);
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
@@ -891,6 +937,10 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
 out:
     free(runner);
     free(log);
+    free(scratch);
+    free(data);
+    free(env_out);
+    free(env_temp);
     return rc;
 }
 
@@ -905,13 +955,12 @@ static char *gpus_env(void)
 static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_error *err)
 {
     char *env_golden = gr_asprintf("GRADER_GOLDEN_DIR=%s/data/golden/%s", o->root, o->lab->name);
-    char *env_out = gr_asprintf("GRADER_OUT_DIR=%s/out", stage);
     char *env_show = gr_asprintf("GRADER_SHOW=%d", o->show);
     char *env_mult = gr_asprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
     char *env_seed = o->seed ? gr_asprintf("GRADER_SEED=%s", o->seed) : NULL;
     char *env_gpus = gpus_env();
-    char *envp[12] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_out, env_show, env_mult};
-    int n = 6;
+    char *envp[12] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_show, env_mult};
+    int n = 5;
     /* The sanitizers' allocator cannot run under an address-space limit;
      * make a huge malloc fail as it would under one. */
     if (GRADER_SANITIZE)
@@ -926,7 +975,7 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
     for (int i = 0; i < r->nresults && rc == 0; i++)
         if (r->results[i].status != GR_SKIPPED)
             rc = run_one(o, stage, envp, &r->results[i], err);
-    free(env_golden), free(env_out), free(env_show), free(env_mult), free(env_seed);
+    free(env_golden), free(env_show), free(env_mult), free(env_seed);
     free(env_gpus);
     return rc;
 }
@@ -939,7 +988,8 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
 static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t size)
 {
     char *probe = gr_asprintf("%s/bin/gpuprobe", o->build);
-    char *log = gr_asprintf("%s/out/gpuprobe.out", stage);
+    char *log = gr_asprintf("%s/log/gpuprobe.out", stage);
+    char *scratch = gr_asprintf("%s/tmp", stage);
     char *env_gpus = gpus_env();
     char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_gpus, NULL};
     char *argv[] = {probe, NULL};
@@ -947,8 +997,7 @@ static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t 
     if (access(probe, X_OK) != 0) {
         snprintf(why, size, "%s was not built (no nvcc when the course was built)", probe);
     } else {
-        limits lim = {0, GR_OUTPUT_LIMIT, 60, CUDA_RUNNER_NOFILE, RUNNER_NPROC,
-                      sandboxed ? stage : NULL};
+        limits lim = {0, GR_OUTPUT_LIMIT, 60, CUDA_RUNNER_NOFILE, RUNNER_NPROC, scratch, NULL};
         int timed_out = 0, status = -1;
         pid_t pid = spawn(argv, envp, log, -1, &lim);
         if (pid > 0)
@@ -958,7 +1007,7 @@ static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t 
         snprintf(why, size, "%s", said ? said : timed_out ? "gpuprobe hung" : "gpuprobe failed");
         free(said);
     }
-    free(probe), free(log), free(env_gpus);
+    free(probe), free(log), free(env_gpus), free(scratch);
     return ok;
 }
 
@@ -1085,9 +1134,13 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         free(stage);
         return -1;
     }
+    /* src: the sources; out: a folder per test, its only writable one; log:
+     * the runner's own messages, the grader's; tmp: the compiler's. */
     char *src = gr_asprintf("%s/src", stage), *out = gr_asprintf("%s/out", stage);
-    int made = make_dir(src, err) == 0 && make_dir(out, err) == 0;
-    free(src), free(out);
+    char *logs = gr_asprintf("%s/log", stage), *tmp = gr_asprintf("%s/tmp", stage);
+    int made = make_dir(src, err) == 0 && make_dir(out, err) == 0 &&
+               make_dir(logs, err) == 0 && make_dir(tmp, err) == 0;
+    free(src), free(out), free(logs), free(tmp);
     if (!made)
         goto done;
 
@@ -1109,6 +1162,10 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         goto done;
     }
     r->build_ok = staged == 0 && build_runner(o, stage) == 0;
+    /* Built: everything in the stage is the grader's again (the runner, its
+     * objects, the logs), and no test can change it. */
+    if (gr_sandbox_take_back(sb, stage, err) != 0 || chmod(stage, 0755) != 0)
+        goto done;
     if (staged == 0) {
         char *log = gr_asprintf("%s/build.log", stage);
         r->build_log = read_head(log, LOG_LINES, 8192);

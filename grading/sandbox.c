@@ -12,7 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/landlock.h>
+#include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,19 +34,31 @@ int gr_sandbox_enter(const gr_sandbox *s)
     return 0;
 }
 
-/* The flags bwrap gets before the command. */
+/* The flags bwrap gets first. */
 static const char *const BWRAP[] = {
-    "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
-    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-    "--clearenv", 0,
+    "bwrap", "--die-with-parent", "--new-session", "--unshare-all", 0,
 };
 
-char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
-                       char *const argv[])
+/* What every step may read and run: the system's programs and libraries,
+ * and the dynamic linker's and the alternatives' files (cc is a link through
+ * /etc/alternatives). A path that is a symbolic link (/lib on a merged-/usr
+ * system) is made the same link. Nothing else of /etc: not passwd, not
+ * shadow. */
+static const char *const SYSTEM[] = {
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", 0,
+};
+
+#define TMP_BYTES "67108864" /* the private /tmp's size: 64 MiB */
+
+char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, const char *const *view,
+                       char *const envp[], char *const argv[])
 {
-    size_t nflags = 0, nenv = 0, nargv = 0, nro = 0, ndev = 0;
+    size_t nflags = 0, nenv = 0, nargv = 0, nro = 0, ndev = 0, nview = 0, nsys = 0;
     while (BWRAP[nflags])
         nflags++;
+    while (SYSTEM[nsys])
+        nsys++;
     while (s->dev && s->dev[ndev])
         ndev++;
     while (envp && envp[nenv])
@@ -51,16 +67,58 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
         nargv++;
     while (s->ro[nro])
         nro++;
-    char **out = calloc(nflags + 3 * nro + 3 * ndev + 3 * nenv + 6 + nargv + 1, sizeof *out);
+    while (view && view[nview])
+        nview++;
+    char **out = calloc(nflags + 3 * nsys + 3 * nro + 3 * nview + 3 * ndev + 3 * nenv + 20 +
+                            nargv + 1,
+                        sizeof *out);
+    static char links[sizeof SYSTEM / sizeof *SYSTEM][256];
     if (!out)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < nflags; i++)
         out[k++] = (char *)BWRAP[i];
-    for (size_t i = 0; i < nro; i++) {
+    if (!view) {
+        out[k++] = "--ro-bind";
+        out[k++] = "/";
+        out[k++] = "/";
+    } else {
+        for (size_t i = 0; i < nsys; i++) {
+            struct stat st;
+            ssize_t n;
+            if (lstat(SYSTEM[i], &st) != 0)
+                continue;
+            if (S_ISLNK(st.st_mode) &&
+                (n = readlink(SYSTEM[i], links[i], sizeof links[i] - 1)) > 0) {
+                links[i][n] = '\0';
+                out[k++] = "--symlink";
+                out[k++] = links[i];
+            } else {
+                out[k++] = "--ro-bind";
+                out[k++] = (char *)SYSTEM[i];
+            }
+            out[k++] = (char *)SYSTEM[i];
+        }
+    }
+    out[k++] = "--dev";
+    out[k++] = "/dev";
+    out[k++] = "--proc";
+    out[k++] = "/proc";
+    out[k++] = "--size";
+    out[k++] = TMP_BYTES;
+    out[k++] = "--tmpfs";
+    out[k++] = "/tmp";
+    out[k++] = "--clearenv";
+    /* After /tmp: what lives under /tmp is seen too. */
+    for (size_t i = 0; !view && i < nro; i++) {
         out[k++] = "--ro-bind";
         out[k++] = s->ro[i];
         out[k++] = s->ro[i];
+    }
+    for (size_t i = 0; i < nview; i++) {
+        out[k++] = "--ro-bind-try";
+        out[k++] = (char *)view[i];
+        out[k++] = (char *)view[i];
     }
     for (size_t i = 0; i < ndev; i++) {
         out[k++] = "--dev-bind";
@@ -91,6 +149,88 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
     return out;
 }
 
+/* ---- Landlock ---------------------------------------------------------------------------
+ *
+ * The kernel's own file-system sandbox (Documentation/userspace-api/landlock.rst),
+ * through its three system calls: a ruleset that handles every access right
+ * this kernel knows, a rule per path beneath which some are allowed, then
+ * the ruleset enforced on this process and whatever it starts. */
+
+/* The rights of each ABI version: 1 the first thirteen, 2 REFER, 3
+ * TRUNCATE, 5 IOCTL_DEV. */
+static uint64_t landlock_handled(int abi)
+{
+    uint64_t all = (1ULL << 13) - 1;
+    if (abi >= 2)
+        all |= 1ULL << 13;
+    if (abi >= 3)
+        all |= 1ULL << 14;
+    if (abi >= 5)
+        all |= 1ULL << 15;
+    return all;
+}
+
+static int landlock_abi(void)
+{
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi > 0 ? (int)abi : 0;
+}
+
+/* Allows access beneath path; a path that does not exist is skipped. A
+ * file gets only the rights a file can have. */
+static int landlock_allow(int ruleset, const char *path, uint64_t access, uint64_t handled)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+        access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                  LANDLOCK_ACCESS_FS_READ_FILE | (1ULL << 14) | (1ULL << 15);
+    struct landlock_path_beneath_attr rule = {.allowed_access = access & handled,
+                                              .parent_fd = fd};
+    int rc = rule.allowed_access == 0
+                 ? 0
+                 : (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    close(fd);
+    return rc;
+}
+
+int gr_sandbox_restrict(const gr_sandbox *s, const char *const *view, const char *dir)
+{
+    if (!view || s->landlock <= 0)
+        return 0;
+    uint64_t handled = landlock_handled(s->landlock);
+    const uint64_t read = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
+                          LANDLOCK_ACCESS_FS_READ_DIR;
+    struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (ruleset < 0)
+        return -1;
+    int rc = 0;
+    for (int i = 0; SYSTEM[i] && rc == 0; i++)
+        rc = landlock_allow(ruleset, SYSTEM[i], read, handled);
+    for (int i = 0; view[i] && rc == 0; i++)
+        rc = landlock_allow(ruleset, view[i], read, handled);
+    if (rc == 0)
+        rc = landlock_allow(ruleset, dir, handled, handled);
+    if (rc == 0)
+        rc = landlock_allow(ruleset, "/dev/null", read | LANDLOCK_ACCESS_FS_WRITE_FILE |
+                                                      (1ULL << 14) | (1ULL << 15), handled);
+    if (rc == 0)
+        rc = landlock_allow(ruleset, "/dev/urandom", read, handled);
+    if (rc == 0)
+        rc = landlock_allow(ruleset, "/proc", read, handled);
+    if (rc == 0)
+        rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    if (rc == 0)
+        rc = (int)syscall(SYS_landlock_restrict_self, ruleset, 0);
+    int saved = errno;
+    close(ruleset);
+    errno = saved;
+    return rc;
+}
+
 /* Runs bwrap around `true` as s says (and checks readable first): whether
  * it works. */
 static int probe(const gr_sandbox *s, const char *const *readable, char *why, size_t size)
@@ -118,7 +258,8 @@ static int probe(const gr_sandbox *s, const char *const *readable, char *why, si
             }
         char *env[] = {NULL};
         char *cmd[] = {"/bin/true", NULL};
-        char **argv = gr_sandbox_argv(s, "/tmp", env, cmd);
+        const char *const view[] = {NULL};
+        char **argv = gr_sandbox_argv(s, "/tmp", view, env, cmd);
         if (argv)
             execvp("bwrap", argv);
         dprintf(2, "bwrap: %s", strerror(errno));
@@ -181,6 +322,7 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable)
     decided = 1;
     gr_sandbox *s = &the_sandbox;
     memset(s, 0, sizeof *s);
+    s->landlock = landlock_abi();
     const char *mode = getenv("FP8LAB_SANDBOX");
     if (mode && strcmp(mode, "none") == 0) {
         snprintf(s->why, sizeof s->why, "FP8LAB_SANDBOX=none");
@@ -216,9 +358,17 @@ void gr_sandbox_warn(const gr_sandbox *s)
     if (warned || (s->on && (s->drop || getuid() != 0)))
         return;
     warned = 1;
-    if (!s->on)
-        fprintf(stderr, "grader: warning: no sandbox (%s): submissions run with the grader's "
-                        "own rights, its network and a writable view of its files%s\n", s->why,
+    if (!s->on && s->landlock > 0)
+        fprintf(stderr, "grader: warning: no bwrap sandbox (%s): submissions run with the "
+                        "grader's own user%s and its network; Landlock (ABI %d) still limits "
+                        "what they can read and write%s\n", s->why,
+                getuid() == 0 ? " (root)" : "", s->landlock,
+                strstr(s->why, "FP8LAB_SANDBOX") ? ""
+                : "; install Debian's bubblewrap (apt-get install bubblewrap)");
+    else if (!s->on)
+        fprintf(stderr, "grader: warning: no sandbox (%s) and no Landlock in this kernel: "
+                        "submissions run with the grader's own rights, its network and a "
+                        "writable view of its files%s\n", s->why,
                 strstr(s->why, "FP8LAB_SANDBOX") ? ""
                 : "; install Debian's bubblewrap (apt-get install bubblewrap)");
     else
@@ -254,4 +404,9 @@ static int own_tree(const char *path, uid_t uid, gid_t gid, lab_error *err)
 int gr_sandbox_own(const gr_sandbox *s, const char *dir, lab_error *err)
 {
     return s->drop ? own_tree(dir, s->uid, s->gid, err) : 0;
+}
+
+int gr_sandbox_take_back(const gr_sandbox *s, const char *dir, lab_error *err)
+{
+    return s->drop ? own_tree(dir, getuid(), getgid(), err) : 0;
 }

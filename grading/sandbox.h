@@ -4,13 +4,19 @@
  * can run here:
  *   - every namespace bwrap can unshare (no network, its own processes,
  *     IPC and host name), a session of its own, and death with the grader;
- *   - a read-only view of the machine, a private /tmp (the course itself
- *     still seen, read-only, if it lives under /tmp), and one folder it may
- *     write: the submission's pristine tree;
+ *   - the least view: the system's programs and libraries (/usr, /bin,
+ *     /lib..., the dynamic linker's files in /etc), the paths the step
+ *     needs (its view: the course's headers for the compiler, the data for
+ *     a test), read-only, a private /tmp of 64 MiB, and one folder it may
+ *     write; nothing else of the machine (not solutions/, not another
+ *     submission, not the reports). A view of NULL is the whole machine,
+ *     read-only (a CUDA lab's tests: the driver reads much of /proc and /sys);
  *   - only the environment the grader passes;
  *   - when the grader runs as root, as the unprivileged user "nobody".
- * FP8LAB_SANDBOX=none turns it off; where bwrap is missing or cannot run,
- * the grader says so once and runs submissions without it.
+ * Where bwrap cannot run (FP8LAB_SANDBOX=none, bwrap missing, or a
+ * container that refuses it namespaces), the same view is enforced by the
+ * kernel's Landlock, where it has Landlock: the step can read, write and
+ * run only what bwrap would show it. The grader says once what is missing.
  *
  * Not for: the limits on time, memory, files and processes (grade.c sets
  * them, sandbox or not).
@@ -27,6 +33,7 @@ typedef struct gr_sandbox {
     int drop;         /* ... as uid, gid (the grader runs as root) */
     uid_t uid;
     gid_t gid;
+    int landlock;     /* the kernel's Landlock ABI version; 0: none */
     char why[600];    /* what is missing, when !on, or when root and !drop */
     char *ro[4];      /* the readable paths, NULL-terminated: seen read-only
                          even where they are under /tmp */
@@ -49,10 +56,22 @@ void gr_sandbox_warn(const gr_sandbox *s);
 int gr_sandbox_enter(const gr_sandbox *s);
 
 /* The argv that runs argv inside sandbox s with envp as its whole
- * environment and dir as its one writable folder (malloc'd; the strings
- * are argv's, envp's, s's and dir itself, or literals). */
-char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, char *const envp[],
-                       char *const argv[]);
+ * environment, the system and view (NULL-terminated; NULL: the whole
+ * machine) read-only, and dir its one writable folder (malloc'd; the
+ * strings are argv's, envp's, view's, s's and dir itself, or literals). */
+char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, const char *const *view,
+                       char *const envp[], char *const argv[]);
+
+/* In a forked child, just before exec, where bwrap is not used: restricts
+ * this process and all it starts, with Landlock, to reading and running the
+ * system and view, and writing dir (and /dev/null). A NULL view, or a kernel
+ * without Landlock, restricts nothing. Returns 0, or -1 (errno set). */
+int gr_sandbox_restrict(const gr_sandbox *s, const char *const *view, const char *dir);
+
+/* Gives the tree at dir back to the grader's own user (after the sandbox's
+ * user built in it), so that no later step in the sandbox can change it.
+ * Returns 0, or -1 with err. */
+int gr_sandbox_take_back(const gr_sandbox *s, const char *dir, lab_error *err);
 
 /* Gives the tree at dir to the sandbox's user, when it drops to one, so that
  * the submission's processes can write there. Returns 0, or -1 with err. */

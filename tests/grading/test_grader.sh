@@ -282,7 +282,7 @@ grep -q "course 2026" "$TMP/parrot_seed.json" "$TMP/seeded.json" &&
 FP8LAB_SANDBOX=none "$GRADER" lab0 --solution >/dev/null 2>"$TMP/nobox.err"
 expect_eq "FP8LAB_SANDBOX=none: still grades" "$?" 0
 expect_match "FP8LAB_SANDBOX=none: says there is no sandbox" "$(cat "$TMP/nobox.err")" \
-    "^grader: warning: no sandbox \\(FP8LAB_SANDBOX=none\\)"
+    "^grader: warning: no (bwrap )?sandbox \\(FP8LAB_SANDBOX=none\\)"
 
 # ---- machine formats -----------------------------------------------------------------
 

@@ -35,6 +35,12 @@ for frag in tests/hostile/*.c; do
     hostile_into "$SUBS/$name/lab0.c" "$name"
     count=$((count + 1))
 done
+# The course's solution and a classmate's file, by absolute path: the
+# compiler sees neither (the least view: sandbox.h).
+mkdir -p "$SUBS/include_solution" "$SUBS/include_classmate"
+printf '#include "%s/solutions/lab0/lab0.c"\n' "$ROOT" >"$SUBS/include_solution/lab0.c"
+printf '#include "%s/good1/lab0.c"\n' "$SUBS" >"$SUBS/include_classmate/lab0.c"
+count=$((count + 2))
 mkdir -p "$TMP/mk/link"
 ln -s /etc/passwd "$TMP/mk/link/lab0.c"
 (cd "$TMP/mk" && bsdtar -czf "$SUBS/symlink_escape.tar.gz" link) &&
@@ -99,7 +105,13 @@ refused forge_early "has a constructor or destructor"
 refused global_name "defines fclose, a global name: only lab0_\\* names may be global"
 refused sanitizer_hook "__asan_default_options"
 refused self_include "nested depth|nested too deeply"
-refused include_secret "/etc/shadow: Permission denied"
+refused include_secret "/etc/shadow: (Permission denied|No such file or directory)"
+refused include_solution "solutions/lab0/lab0\\.c: (Permission denied|No such file or directory)"
+refused include_classmate "good1/lab0\\.c: (Permission denied|No such file or directory)"
+# Its raw writes all failed: later tests ran the grader's runner and wrote
+# where the grader reads, so it keeps every point.
+expect_eq "raw_write: full marks, so its writes failed" "$(field raw_write 2),$(field raw_write 4)" \
+    "100,graded"
 case "$(jq -r .build_log "$R/include_secret.json")" in
 *root:*) bad "include_secret: the build log shows /etc/shadow" ;;
 *) ok ;;
@@ -112,6 +124,35 @@ for spec in "symlink_escape|link/lab0\\.c is a symbolic link to /etc/passwd" \
     expect_eq "$id: refused" "$(field "$id" 2),$(field "$id" 4)" "0,error"
     expect_match "$id: says why" "$(jq -r .error "$R/$id.json")" "its archive was refused: .*${spec#*|}"
 done
+
+# Without bwrap (FP8LAB_SANDBOX=none, as in a container that refuses it
+# namespaces), Landlock keeps the same view, where the kernel has it.
+if [ -r /sys/kernel/security/lsm ] && grep -q landlock /sys/kernel/security/lsm; then
+    L=$TMP/landlock
+    for id in good1 include_secret include_solution include_classmate raw_write; do
+        mkdir -p "$L/$id" && cp "$SUBS/$id/lab0.c" "$L/$id/"
+    done
+    printf '#include "%s/good1/lab0.c"\n' "$SUBS" >"$L/include_classmate/lab0.c"
+    FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
+    expect_match "no bwrap: says what still holds" "$(cat "$TMP/ll.err")" \
+        "no bwrap sandbox \\(FP8LAB_SANDBOX=none\\).*Landlock"
+    LB=$L.grades/grades.csv
+    lfield() { tr -d '\r' <"$LB" | awk -F, -v id="$1" -v n="$2" '$1 == id { print $n }'; }
+    expect_eq "no bwrap: good1 full marks" "$(lfield good1 2),$(lfield good1 4)" "100,graded"
+    for id in include_secret include_solution include_classmate; do
+        expect_eq "no bwrap: $id refused" "$(lfield $id 2),$(lfield $id 4)" "0,build_failed"
+        expect_match "no bwrap: $id: the compiler's own message" \
+            "$(jq -r .build_log "$L.grades/$id.json")" "(Permission denied|No such file or directory)"
+    done
+    case "$(jq -r .build_log "$L.grades/include_secret.json")" in
+    *root:*) bad "no bwrap: include_secret: the build log shows /etc/shadow" ;;
+    *) ok ;;
+    esac
+    expect_eq "no bwrap: raw_write: full marks, so its writes failed" \
+        "$(lfield raw_write 2),$(lfield raw_write 4)" "100,graded"
+else
+    echo "SKIP: no Landlock in this kernel: the run without bwrap is not tried"
+fi
 
 # Nothing escaped.
 expect_eq "the goldens are untouched" "$(sha256sum data/golden/lab0/* | sha256sum)" "$sums_before"
