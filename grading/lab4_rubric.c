@@ -17,25 +17,29 @@ static const char *const provided_files[] = {"lab4.h", 0};
 #define S6 "§6 Block-scaled dot products"
 #define S7 "§7 NVFP4"
 
+/* builds_on: the tests of the functions a test's calls go through (lab4.h:
+ * lab4_mx_quantize takes lab4_shared_scale of lab4_block_amax; a scale may
+ * use lab4_elem_emax; lab4_mx_gemm is lab4_mx_dot per element), named first
+ * when they fail too. */
 static const grader_test tests[] = {
     {"e8m0_decode", 5, "every E8M0 code", S2, 5, 0, NULL},
     {"block_amax", 5, "block amax, NaN and inf", S3, 5, 0, NULL},
     {"elem_emax", 3, "emax of each element format", S3, 5, 0, NULL},
-    {"scale_floor", 8, "OCP's floor rule", S3, 5, 0, NULL},
-    {"scale_ceil", 8, "the round-up rule", S3, 5, 0, NULL},
-    {"scale_special", 6, "amax 0, NaN, inf, tiny", S4, 5, 0, NULL},
-    {"quantize_e4m3", 8, "MXFP8 E4M3, both rules", S5, 5, 0, NULL},
-    {"quantize_e5m2", 4, "MXFP8 E5M2", S5, 5, 0, NULL},
-    {"quantize_fp6", 5, "MXFP6 E3M2 and E2M3", S5, 5, 0, NULL},
-    {"quantize_fp4", 5, "MXFP4 E2M1, both rules", S5, 5, 0, NULL},
-    {"quantize_tail", 5, "short last blocks; block size 16", S5, 5, 0, NULL},
-    {"quantize_special_blocks", 5, "zero, NaN, inf and tiny blocks", S4, 5, 0, NULL},
-    {"hand_block", 5, "the handout's block, worked by hand", S3, 5, 0, NULL},
-    {"dequantize", 6, "decode times the block scale", S5, 5, 0, NULL},
+    {"scale_floor", 8, "OCP's floor rule", S3, 5, 0, "elem_emax"},
+    {"scale_ceil", 8, "the round-up rule", S3, 5, 0, "elem_emax"},
+    {"scale_special", 6, "amax 0, NaN, inf, tiny", S4, 5, 0, "elem_emax"},
+    {"quantize_e4m3", 8, "MXFP8 E4M3, both rules", S5, 5, 0, "block_amax scale_floor scale_ceil"},
+    {"quantize_e5m2", 4, "MXFP8 E5M2", S5, 5, 0, "block_amax scale_floor"},
+    {"quantize_fp6", 5, "MXFP6 E3M2 and E2M3", S5, 5, 0, "block_amax scale_floor"},
+    {"quantize_fp4", 5, "MXFP4 E2M1, both rules", S5, 5, 0, "block_amax scale_floor scale_ceil"},
+    {"quantize_tail", 5, "short last blocks; block size 16", S5, 5, 0, "block_amax scale_floor scale_ceil"},
+    {"quantize_special_blocks", 5, "zero, NaN, inf and tiny blocks", S4, 5, 0, "block_amax scale_special scale_floor scale_ceil"},
+    {"hand_block", 5, "the handout's block, worked by hand", S3, 5, 0, "block_amax scale_floor scale_ceil"},
+    {"dequantize", 6, "decode times the block scale", S5, 5, 0, "e8m0_decode"},
     {"dot", 6, "block-scaled dot products", S6, 5, 0, NULL},
-    {"gemm", 5, "block-scaled GEMM", S6, 5, 0, NULL},
+    {"gemm", 5, "block-scaled GEMM", S6, 5, 0, "dot"},
     {"nvfp4_scale", 3, "the per-tensor scale", S7, 5, 0, NULL},
-    {"nvfp4_quantize", 4, "NVFP4 block scales and codes", S7, 5, 0, NULL},
+    {"nvfp4_quantize", 4, "NVFP4 block scales and codes", S7, 5, 0, "block_amax"},
     {"nvfp4_dequantize", 4, "NVFP4 decoding", S7, 5, 0, NULL},
 };
 
