@@ -35,8 +35,9 @@ static const grader_test tests[] = {
 /* Why these: the statistics are the exercise, not a call to someone else's. */
 static const char *const forbidden[] = {"stats_*", 0};
 /* Under --seed, these also check tensors drawn from the seed (hidden inputs). */
-static const char *const hidden[] = {"stats_extremes", "stats_range", "cast_error",
-                                     "recommend_synthetic", 0};
+static const char *const hidden[] = {"stats_counts",    "stats_extremes", "stats_range",
+                                     "cast_saturation", "cast_underflow", "cast_error",
+                                     "recommend_rule", 0};
 
 const grader_lab lab2_rubric = {
     .name = "lab2",

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "lab2.h"
 #include "lab2_data.h"
@@ -311,7 +313,11 @@ static void test_magnitudes(void)
 static void test_percentile(void)
 {
     gr_mismatches m = {0};
-    static const size_t sizes[] = {1, 2, 5, 999, 1000, 1001, 1999, 2000, 123457};
+    /* 3000 to 83000: m x per_mille / 1000 is a whole number, or a hair from
+     * one, where a rank computed in float (m * 0.999f, m * 0.001f) or from a
+     * percent in double (m * 99.9 / 100) lands one rank off (README §3). */
+    static const size_t sizes[] = {1,    2,     5,     999,   1000,  1001,  1999,
+                                   2000, 3000,  32999, 41000, 82000, 83000, 123457};
     static const unsigned pms[] = {1, 2, 500, 998, 999, 1000};
     size_t big = 123457;
     float *mag = xmalloc(big * sizeof(float));
@@ -345,6 +351,49 @@ static void check_counts(gr_mismatches *m, const tensor *t)
     expect_stats(m, t, &s, 0, 5, 0.0);
 }
 
+/* The largest mapping this process can still make, to 1 MiB, by trying. */
+static size_t room_left(void)
+{
+    size_t lo = 0, hi = (size_t)1 << 40;
+    while (hi - lo > ((size_t)1 << 20)) {
+        size_t mid = lo + (hi - lo) / 2;
+        void *p = mmap(NULL, mid, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            hi = mid;
+        } else {
+            munmap(p, mid);
+            lo = mid;
+        }
+    }
+    return lo;
+}
+
+/* lab2.h: -1, with s zeroed, when the room for the magnitudes cannot be
+ * allocated. Under the grader's memory limit (RLIMIT_AS), x takes three
+ * quarters of what is left (zeros, read from the kernel's zero page), so n
+ * more floats cannot be had. Without a limit (a sanitizer build) there is
+ * nothing to exhaust, and the case is left out. */
+static void check_no_room(gr_mismatches *m)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return;
+    size_t bytes = room_left() / 4 * 3 / sizeof(float) * sizeof(float);
+    size_t n = bytes / sizeof(float);
+    float *x = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ck_assert_msg(x != MAP_FAILED, "the grader cannot map %zu bytes", bytes);
+    lab2_stats s, zero;
+    memset(&s, 0xA5, sizeof s);
+    memset(&zero, 0, sizeof zero);
+    int rc = lab2_tensor_stats(x, n, &s);
+    munmap(x, bytes);
+    gr_expect(m, rc == -1 && memcmp(&s, &zero, sizeof s) == 0,
+              "lab2_tensor_stats(x, n = %zu) where n more floats cannot be allocated (the "
+              "grader's memory limit): expected -1 and every field of s 0 (lab2.h)\n"
+              "  got      %d, s->n = %zu, s->nonzero = %zu",
+              n, rc, s.n, s.nonzero);
+}
+
 static void test_stats_counts(void)
 {
     gr_mismatches m = {0};
@@ -354,7 +403,9 @@ static void test_stats_counts(void)
     gr_expect(&m, rc == 0 && s.n == 0 && s.nan == 0 && s.inf == 0 && s.zeros == 0 &&
                       s.nonzero == 0 && s.amax == 0.0f && s.range_bits == 0.0,
               "lab2_tensor_stats(n = 0): expected 0 and every field 0");
+    check_no_room(&m);
     for_each_tensor(check_counts, &m);
+    for_each_hidden(check_counts, &m);
     gr_finish(&m, "counts");
 }
 
@@ -365,11 +416,47 @@ static void check_extremes(gr_mismatches *m, const tensor *t)
     expect_stats(m, t, &s, 5, 9, 0.0);
 }
 
+/* A tensor whose statistics are known in closed form: the m magnitudes 1,
+ * 2, ..., m (exact in float), with alternating signs, so that every
+ * percentile is its own rank: p = k = max(1, ceil(m * per_mille / 1000)).
+ * m = 3000, 32999 and 41000 are where a rank in float or in percent goes
+ * one off (README §3). Fields [lo, hi) of lab2_stats against the closed form. */
+static void check_rank_tensor(gr_mismatches *m, size_t mm, int lo, int hi)
+{
+    float *x = xmalloc(mm * sizeof(float));
+    for (size_t i = 0; i < mm; i++)
+        x[i] = i % 2 ? -(float)(i + 1) : (float)(i + 1);
+    size_t klo = (mm * LAB2_LO_PER_MILLE + 999) / 1000, khi = (mm * LAB2_HI_PER_MILLE + 999) / 1000;
+    klo = klo < 1 ? 1 : klo;
+    const double want[LAB2_STATS_LEN] = {
+        (double)mm, 0, 0, 0, (double)mm, (double)mm, 1.0, (double)klo, (double)khi,
+        log2((double)mm), log2((double)khi / (double)klo), (double)mm / (double)khi,
+    };
+    lab2_stats s;
+    memset(&s, 0xA5, sizeof s);
+    int rc = lab2_tensor_stats(x, mm, &s);
+    double got[LAB2_STATS_LEN];
+    stats_row(&s, got);
+    for (int f = lo; f < hi; f++) {
+        bool is_float = f >= 5 && f <= 8;
+        gr_expect(m, rc == 0 && close_rel(want[f], got[f], f >= 9 ? 1e-12 : 0.0),
+                  "lab2_tensor_stats({1, -2, 3, ..., %s%zu}, n = %zu): %s (returned %d)\n"
+                  "  expected %s (p_lo, p_hi = mag[k - 1], k = ceil(%zu * per_mille / 1000): "
+                  "%zu and %zu)\n  got      %s",
+                  mm % 2 ? "" : "-", mm, mm, STATS_FIELDS[f], rc, num(want[f], is_float), mm,
+                  klo, khi, num(got[f], is_float));
+    }
+    free(x);
+}
+
+static const size_t RANK_SIZES[] = {3000, 32999, 41000};
+
 static void test_stats_extremes(void)
 {
     gr_mismatches m = {0};
+    for (size_t k = 0; k < sizeof RANK_SIZES / sizeof RANK_SIZES[0]; k++)
+        check_rank_tensor(&m, RANK_SIZES[k], 5, 9);
     for_each_tensor(check_extremes, &m);
-    for_each_hidden(check_counts, &m);
     for_each_hidden(check_extremes, &m);
     gr_finish(&m, "values");
 }
@@ -384,6 +471,8 @@ static void check_range(gr_mismatches *m, const tensor *t)
 static void test_stats_range(void)
 {
     gr_mismatches m = {0};
+    for (size_t k = 0; k < sizeof RANK_SIZES / sizeof RANK_SIZES[0]; k++)
+        check_rank_tensor(&m, RANK_SIZES[k], 9, 12);
     for_each_tensor(check_range, &m);
     for_each_hidden(check_range, &m);
     gr_finish(&m, "values");
@@ -463,10 +552,20 @@ static void check_error(gr_mismatches *m, const tensor *t)
     expect_casts(m, t, 4, 6, 1e-9);
 }
 
+/* By hand: a tensor with no finite element has every fraction and the MSE
+ * 0 (their denominators are 0) and an SQNR of +inf (no error at all). */
+static const float NO_FINITE[3] = {NAN, INFINITY, -INFINITY};
+
 static void test_cast_saturation(void)
 {
     gr_mismatches m = {0};
+    lab2_cast c;
+    lab2_cast_stats(NO_FINITE, 3, FP8_E4M3, 1.0f, &c);
+    gr_expect(&m, c.saturated == 0.0,
+              "lab2_cast_stats({NaN, inf, -inf}, E4M3, scale 1): no finite element\n"
+              "  expected saturated 0\n  got      %.17g", c.saturated);
     for_each_tensor(check_saturation, &m);
+    for_each_hidden(check_saturation, &m);
     gr_finish(&m, "values");
 }
 
@@ -474,6 +573,7 @@ static void test_cast_underflow(void)
 {
     gr_mismatches m = {0};
     for_each_tensor(check_underflow, &m);
+    for_each_hidden(check_underflow, &m);
     gr_finish(&m, "values");
 }
 
@@ -489,6 +589,11 @@ static void test_cast_error(void)
               "lab2_cast_stats({1, 2}, E4M3, scale 1): expected mse 0 and sqnr_db +inf\n"
               "  got      mse %.17g, sqnr_db %.17g",
               c.mse, c.sqnr_db);
+    lab2_cast_stats(NO_FINITE, 3, FP8_E4M3, 1.0f, &c);
+    gr_expect(&m, c.mse == 0.0 && isinf(c.sqnr_db) && c.sqnr_db > 0,
+              "lab2_cast_stats({NaN, inf, -inf}, E4M3, scale 1): no finite element\n"
+              "  expected mse 0 and sqnr_db +inf\n  got      mse %.17g, sqnr_db %.17g",
+              c.mse, c.sqnr_db);
     lab2_cast_stats(one, 1, FP8_E4M3, 1.0f, &c);
     double e = (double)0.3f - 0.3125;
     double want_mse = e * e, want_sqnr = 10.0 * log10((double)0.3f * (double)0.3f / (e * e));
@@ -497,8 +602,6 @@ static void test_cast_error(void)
               "  expected mse %.17g, sqnr_db %.17g\n  got      mse %.17g, sqnr_db %.17g",
               want_mse, want_sqnr, c.mse, c.sqnr_db);
     for_each_tensor(check_error, &m);
-    for_each_hidden(check_saturation, &m);
-    for_each_hidden(check_underflow, &m);
     for_each_hidden(check_error, &m);
     gr_finish(&m, "values");
 }
@@ -527,7 +630,35 @@ static const rule_case RULES[] = {
     {0.05, 31.0, 0.0, 25.0, 1000, 5.0, LAB2_E5M2, "a narrow range, yet E4M3 loses 5%"},
     {0.0, INFINITY, 0.0, INFINITY, 3, 1.0, LAB2_E4M3, "no error at all"},
     {0.0, 31.0, 0.5, 10.0, 1000, 10.0, LAB2_E4M3, "E4M3 acceptable, E5M2 not"},
+    {0.0, NAN, 0.0, 25.0, 1000, 10.0, LAB2_E5M2, "E4M3's SQNR NaN: not acceptable"},
 };
+
+/* A hidden tensor's decision from the reference's statistics and casts (its
+ * goldens): the rule on numbers no table lists. Fed the reference's numbers,
+ * not the student's, so that a wrong statistic costs only the tests aimed
+ * at it, with and without a seed. */
+static void check_rule_on(gr_mismatches *m, const tensor *t)
+{
+    lab2_stats s = {.n = (size_t)t->stats[0], .nan = (size_t)t->stats[1],
+                    .inf = (size_t)t->stats[2], .zeros = (size_t)t->stats[3],
+                    .nonzero = (size_t)t->stats[4], .amax = (float)t->stats[5],
+                    .min_nonzero = (float)t->stats[6], .p_lo = (float)t->stats[7],
+                    .p_hi = (float)t->stats[8], .range_bits = t->stats[9],
+                    .range_bits_pct = t->stats[10], .outlier_ratio = t->stats[11]};
+    lab2_cast c[2];
+    for (int r = 0; r < 2; r++)
+        c[r] = (lab2_cast){r == 0 ? FP8_E4M3 : FP8_E5M2, (float)t->casts[r][1], t->casts[r][2],
+                           t->casts[r][3], t->casts[r][4], t->casts[r][5]};
+    char why[512] = "";
+    lab2_choice got = lab2_recommend(&s, &c[0], &c[1], why, sizeof why);
+    gr_expect(m, got == (lab2_choice)t->choice,
+              "%s: lab2_recommend on the reference's statistics and casts (E4M3: %.4g%% "
+              "underflow, SQNR %.4g dB; E5M2: %.4g%%, %.4g dB)\n  expected %s\n  got      %s "
+              "(\"%.200s\")",
+              t->name, 100.0 * c[0].underflow, c[0].sqnr_db, 100.0 * c[1].underflow,
+              c[1].sqnr_db, lab2_choice_name((lab2_choice)t->choice), lab2_choice_name(got),
+              why);
+}
 
 static void test_recommend_rule(void)
 {
@@ -563,6 +694,7 @@ static void test_recommend_rule(void)
               "lab2_recommend(..., why, size 1): expected why[0] = '\\0' and nothing after it");
     lab2_recommend(&t, &e4, &e5, small + 1, 0);
     gr_expect(&m, small[1] == 'y', "lab2_recommend(..., why, size 0): wrote into why");
+    for_each_hidden(check_rule_on, &m);
     gr_finish(&m, "checks");
 }
 
@@ -616,7 +748,6 @@ static void test_recommend_synthetic(void)
         check_chain(&m, &t);
         tensor_free(&t);
     }
-    for_each_hidden(check_chain, &m);
     gr_finish(&m, "decisions");
 }
 

@@ -36,10 +36,11 @@ float lab2_percentile(const float *mag, size_t m, unsigned per_mille)
 
 int lab2_tensor_stats(const float *x, size_t n, lab2_stats *s)
 {
-    *s = (lab2_stats){.n = n};
-    float *mag = malloc((n ? n : 1) * sizeof *mag);
+    *s = (lab2_stats){0};
+    float *mag = n <= SIZE_MAX / sizeof *mag ? malloc((n ? n : 1) * sizeof *mag) : NULL;
     if (!mag)
-        return -1;
+        return -1; /* s stays zeroed, as lab2.h says */
+    s->n = n;
     for (size_t i = 0; i < n; i++) {
         if (isnan(x[i]))
             s->nan++;
