@@ -195,9 +195,22 @@ static void expect_bits(gr_mismatches *m, const float *want, const float *got, s
               d.count, n);
 }
 
-/* want and got within tol[i] of each other (NaN only where both are). */
+/* The tolerances, as a failure names them (README §10, §5, §8). */
+#define TOL_GEMM "float summation in any order, README §10"
+#define TOL_SUM "a float sum over the batch in any order, README §10"
+#define TOL_XENT "1e-5 x loss_scale / batch: exp, log and a division, README §5"
+#define TOL_XENT_LOSS "relative 1e-5: the C library's exp and log, README §5"
+#define TOL_HAND "a few roundings of exp and log, README §5"
+#define TOL_STEP_LOSS "relative 1e-4, README §8"
+#define TOL_STEP_PARAM "1% of the step's change plus 2^-20 of the value, README §8"
+#define TOL_STEP_SCALERS "relative 1e-5: amaxes of GEMM outputs, README §8"
+#define TOL_EXACT "exact"
+
+/* want and got within tol[i] of each other (NaN only where both are);
+ * tol_why names the tolerance in the failure. */
 static void expect_close(gr_mismatches *m, const float *want, const float *got,
-                         const double *tol, size_t n, size_t cols, const char *what)
+                         const double *tol, size_t n, size_t cols, const char *what,
+                         const char *tol_why)
 {
     size_t bad = 0, first = n;
     for (size_t i = 0; i < n; i++) {
@@ -207,9 +220,9 @@ static void expect_close(gr_mismatches *m, const float *want, const float *got,
             first = i;
     }
     gr_expect(m, bad == 0, "%s\n  element [%zu, %zu]\n  expected %s\n  got      %s\n"
-              "  tolerance %.3g (float summation in any order); %zu of %zu outside it",
+              "  tolerance %.3g (%s); %zu of %zu outside it",
               what, first / cols, first % cols, bad ? gr_f32(want[first]) : "",
-              bad ? gr_f32(got[first]) : "", bad ? tol[first] : 0.0, bad, n);
+              bad ? gr_f32(got[first]) : "", bad ? tol[first] : 0.0, tol_why, bad, n);
 }
 
 /* The tolerance of C = alpha * A op B (+ add): for C[i][j], 2 (K + 2) 2^-24
@@ -269,11 +282,12 @@ extern __typeof__(lab3_cast) ref_lab3_cast;
 
 /* Hidden inputs (./grader --seed): HIDDEN_CASTS tensors drawn from the seed
  * (magnitudes over 20 binades, a few NaNs), each cast with a scaler of a
- * random scale and history to both formats; values and the scaler after,
- * against the reference. */
+ * random scale and history, E4M3 and E5M2 in turn; values and the scaler
+ * after, against the reference. cast_e4m3 checks the E4M3 ones, cast_e5m2
+ * the E5M2 ones. */
 #define HIDDEN_CASTS 6
 #define HIDDEN_N 1500
-static void check_cast_hidden(gr_mismatches *m)
+static void check_cast_hidden(gr_mismatches *m, fp8_format fmt)
 {
     rng_state rng;
     if (!gr_hidden_rng(&rng, 3))
@@ -287,6 +301,8 @@ static void check_cast_hidden(gr_mismatches *m)
         s.scale = fabsf(gr_hidden_float(&rng, -4, 12));
         s.scale_inv = 1.0f / s.scale;
         s.history[0] = ldexpf(1.0f, (int)rng_below(&rng, 24) - 12);
+        if (s.fmt != fmt)
+            continue; /* each format's casts in its own test */
         delayed_scaler r = s;
         ref_lab3_cast(&r, x, HIDDEN_N, want);
         char what[128];
@@ -315,7 +331,11 @@ static void test_cast_e4m3(void)
     const float v[3] = {1.0f, NAN, -300.0f};
     const float want[3] = {2.0f, NAN, -448.0f}; /* 2, NaN, -600 saturates */
     expect_cast(&m, &s, v, 3, want, "lab3_cast at scale 2 of {1, NaN, -300} (E4M3)");
-    check_cast_hidden(&m);
+    /* The NaN last: a maximum written m = (m > a) ? m : a ends on it. */
+    const float v2[3] = {1.0f, -300.0f, NAN};
+    const float want2[3] = {2.0f, -448.0f, NAN};
+    expect_cast(&m, &s, v2, 3, want2, "lab3_cast at scale 2 of {1, -300, NaN} (E4M3)");
+    check_cast_hidden(&m, FP8_E4M3);
     free(x);
     free(xq);
     free(wq);
@@ -337,6 +357,15 @@ static void test_cast_e5m2(void)
     const float v[3] = {1e9f, -3.0f, 1e-6f};
     const float want[3] = {57344.0f, -3.0f, 0.0f}; /* saturates; exact; flushes */
     expect_cast(&m, &s, v, 3, want, "lab3_cast at scale 1 of {1e9, -3, 1e-6} (E5M2)");
+    /* An infinite element saturates, and its amax, inf, is recorded (README §3). */
+    const float v3[2] = {-INFINITY, 0.5f};
+    const float want3[2] = {-57344.0f, 0.5f};
+    expect_cast(&m, &s, v3, 2, want3, "lab3_cast at scale 1 of {-inf, 0.5} (E5M2)");
+    /* A NaN, last: not an amax in E5M2 either. */
+    const float v4[2] = {-3.0f, NAN};
+    const float want4[2] = {-3.0f, NAN};
+    expect_cast(&m, &s, v4, 2, want4, "lab3_cast at scale 1 of {-3, NaN} (E5M2)");
+    check_cast_hidden(&m, FP8_E5M2);
     free(dl);
     free(dyq);
     mlp_free(&g);
@@ -378,7 +407,7 @@ static void check_forward(gr_mismatches *m, lab3_mode mode)
     double *tol = gemm_tol(xq, wq, BATCH, HIDDEN, LAB3_INPUTS, 0, s, g.l1.b);
     snprintf(name, sizeof name, "lab3_linear_forward(l1, batch_x, %s)",
              mode == LAB3_FP8 ? "LAB3_FP8" : "LAB3_FP32");
-    expect_close(m, h, y, tol, BATCH * HIDDEN, HIDDEN, name);
+    expect_close(m, h, y, tol, BATCH * HIDDEN, HIDDEN, name, TOL_GEMM);
     expect_bits(m, xq, g.l1.xq, BATCH * LAB3_INPUTS, LAB3_INPUTS,
                 "l1.xq after forward (the saved input)");
     expect_bits(m, wq, g.l1.wq, HIDDEN * LAB3_INPUTS, LAB3_INPUTS,
@@ -406,7 +435,7 @@ static void check_forward(gr_mismatches *m, lab3_mode mode)
     tol = gemm_tol(aq, w2q, BATCH, LAB3_CLASSES, HIDDEN, 0, s2, g.l2.b);
     snprintf(name, sizeof name, "lab3_linear_forward(l2, ReLU(h), %s)",
              mode == LAB3_FP8 ? "LAB3_FP8" : "LAB3_FP32");
-    expect_close(m, logits, y2, tol, BATCH * LAB3_CLASSES, LAB3_CLASSES, name);
+    expect_close(m, logits, y2, tol, BATCH * LAB3_CLASSES, LAB3_CLASSES, name, TOL_GEMM);
 
     free(tol);
     free(x);
@@ -512,7 +541,7 @@ static void check_backward(gr_mismatches *m, lab3_mode mode, int checks, float s
         double *tol = gemm_tol(dyq2, g.l2.wq, BATCH, HIDDEN, LAB3_CLASSES, 1,
                                (double)sdy2 * g.l2.wq_scale_inv, NULL);
         snprintf(name, sizeof name, "lab3_linear_backward(l2, dlogits, %s, dx): dx", mname);
-        expect_close(m, da, got_da, tol, BATCH * HIDDEN, HIDDEN, name);
+        expect_close(m, da, got_da, tol, BATCH * HIDDEN, HIDDEN, name, TOL_GEMM);
         free(tol);
         if (mode == LAB3_FP8)
             expect_bits(m, dyq2, g.l2.dyq, BATCH * LAB3_CLASSES, LAB3_CLASSES,
@@ -539,7 +568,7 @@ static void check_backward(gr_mismatches *m, lab3_mode mode, int checks, float s
                                    (double)layers[k].sdy * L->xq_scale_inv, addv);
             snprintf(name, sizeof name, "lab3_linear_backward(%s, %s): dW, starting from %g",
                      layers[k].label, mname, (double)start);
-            expect_close(m, w, L->dw, tol, out * in, in, name);
+            expect_close(m, w, L->dw, tol, out * in, in, name, TOL_GEMM);
             free(tol);
             double *btol = xcalloc(out, sizeof(double));
             float *b = xcalloc(out, sizeof(float));
@@ -552,7 +581,7 @@ static void check_backward(gr_mismatches *m, lab3_mode mode, int checks, float s
             }
             snprintf(name, sizeof name, "lab3_linear_backward(%s, %s): db, starting from %g",
                      layers[k].label, mname, (double)start);
-            expect_close(m, b, L->db, btol, out, out, name);
+            expect_close(m, b, L->db, btol, out, out, name, TOL_SUM);
             free(btol);
             free(b);
             free(addv);
@@ -607,10 +636,12 @@ static void test_softmax_xent(void)
     for (size_t i = 0; i < BATCH * LAB3_CLASSES; i++)
         tol[i] = 1e-5 * 65536.0 / BATCH;
     expect_close(&m, want_d, d, tol, BATCH * LAB3_CLASSES, LAB3_CLASSES,
-                 "lab3_softmax_xent(step_logits, batch_y, 32, loss_scale 65536): dlogits");
+                 "lab3_softmax_xent(step_logits, batch_y, 32, loss_scale 65536): dlogits",
+                 TOL_XENT);
     double ltol = 1e-5 * fabs(want_loss[0]);
     expect_close(&m, want_loss, &loss, &ltol, 1, 1,
-                 "lab3_softmax_xent(step_logits, batch_y, 32, 65536): the mean loss");
+                 "lab3_softmax_xent(step_logits, batch_y, 32, 65536): the mean loss",
+                 TOL_XENT_LOSS);
 
     /* By hand: equal logits give p = 0.1 and loss ln 10; a logit of 1000
      * overflows expf unless the max is subtracted first. */
@@ -619,7 +650,8 @@ static void test_softmax_xent(void)
     float l = lab3_softmax_xent(flat, lab3, 1, 1.0f, dd);
     double t1 = 1e-6;
     float ln10 = 2.30258509f;
-    expect_close(&m, &ln10, &l, &t1, 1, 1, "lab3_softmax_xent(ten equal logits, label 3): loss");
+    expect_close(&m, &ln10, &l, &t1, 1, 1, "lab3_softmax_xent(ten equal logits, label 3): loss",
+                 TOL_HAND);
     float want_flat[LAB3_CLASSES];
     double tflat[LAB3_CLASSES];
     for (int c = 0; c < LAB3_CLASSES; c++) {
@@ -627,11 +659,13 @@ static void test_softmax_xent(void)
         tflat[c] = 1e-6;
     }
     expect_close(&m, want_flat, dd, tflat, LAB3_CLASSES, LAB3_CLASSES,
-                 "lab3_softmax_xent(ten equal logits, label 3, loss_scale 1): dlogits");
+                 "lab3_softmax_xent(ten equal logits, label 3, loss_scale 1): dlogits",
+                 TOL_HAND);
     l = lab3_softmax_xent(big, lab0, 1, 1.0f, dd);
     float zero = 0.0f;
     expect_close(&m, &zero, &l, &t1, 1, 1,
-                 "lab3_softmax_xent({1000, 0, ..., 0}, label 0): loss (subtract the max)");
+                 "lab3_softmax_xent({1000, 0, ..., 0}, label 0): loss (subtract the max)",
+                 TOL_HAND);
     npy_free(&y);
     free(logits);
     free(want_d);
@@ -670,6 +704,14 @@ static void test_unscale(void)
     /* A scale that is not a power of two: its reciprocal, rounded to float. */
     const float e[1] = {1.0f};
     expect_unscale(&m, e, 1, 0x1.fffffcp+0f, false, "lab3_unscale({1}, scale 0x1.fffffcp+0)");
+    /* Times the reciprocal, not divided: 5 * (1/3) is 0x3fd55556, 5 / 3 is
+     * 0x3fd55555 (README §6); four elements, and three. */
+    const float f[4] = {5.0f, 7.0f, -10.0f, 5.0f};
+    expect_unscale(&m, f, 4, 3.0f, false,
+                   "lab3_unscale({5, 7, -10, 5}, scale 3): g * (float)(1 / 3.0), not g / 3");
+    expect_unscale(&m, f, 3, 3.0f * 65536.0f, false,
+                   "lab3_unscale({5, 7, -10}, scale 196608): g * (float)(1 / 196608.0), "
+                   "not g / 196608");
     gr_finish(&m, "checks");
 }
 
@@ -678,7 +720,8 @@ static void expect_gs(gr_mismatches *m, lab3_grad_scaler want, lab3_grad_scaler 
 {
     gr_expect(m, stats_equal_exact(want.scale, got.scale) &&
                      want.growth_tracker == got.growth_tracker,
-              "%s\n  expected scale %s, growth_tracker %d\n  got      scale %s, growth_tracker %d",
+              "%s: the loss scaler (compared exactly)\n  expected scale %s, growth_tracker %d\n"
+              "  got      scale %s, growth_tracker %d",
               what, gr_f32(want.scale), want.growth_tracker, gr_f32(got.scale),
               got.growth_tracker);
 }
@@ -784,7 +827,8 @@ static void expect_params(gr_mismatches *m, const lab3_mlp *want, const lab3_mlp
             tol[i] = 0.01 * fabs((double)parts[k].w[i] - parts[k].f[i]) +
                      0x1p-20 * fabs((double)parts[k].w[i]);
         snprintf(name, sizeof name, "%s: %s", what, parts[k].name);
-        expect_close(m, parts[k].w, parts[k].g, tol, parts[k].n, parts[k].cols, name);
+        expect_close(m, parts[k].w, parts[k].g, tol, parts[k].n, parts[k].cols, name,
+                     TOL_STEP_PARAM);
         free(tol);
     }
 }
@@ -809,7 +853,8 @@ static void expect_scalers(gr_mismatches *m, const char *state, lab3_mlp *got, d
         char label[192];
         snprintf(label, sizeof label, "%s: %s, as {scale, scale_inv, history[0..15]}", what,
                  names[k]);
-        expect_close(m, v + k * 18, g, tol, 18, 18, label);
+        expect_close(m, v + k * 18, g, tol, 18, 18, label,
+                     rtol == 0.0 ? TOL_EXACT : TOL_STEP_SCALERS);
     }
     free(v);
 }
@@ -833,7 +878,7 @@ static void check_step(gr_mismatches *m, lab3_mode mode)
     double ltol = 1e-4 * fabs(loss[0]);
     char label[160];
     snprintf(label, sizeof label, "%s: the loss it returns", what);
-    expect_close(m, loss, &st.loss, &ltol, 1, 1, label);
+    expect_close(m, loss, &st.loss, &ltol, 1, 1, label, TOL_STEP_LOSS);
     expect_params(m, &want, &g, &from, what);
     expect_gs(m, want.gs, g.gs, what);
     /* FP32 leaves the scalers alone; FP8 updates them, from amaxes of GEMM
@@ -862,6 +907,44 @@ static void test_train_step_fp32(void)
     gr_finish(&m, "checks");
 }
 
+/* After the skipped step, l2's db must be unscaled like every gradient
+ * (README §8, stage 5: all four unscaled, whatever the others hold; a
+ * `found_inf = found_inf || lab3_unscale(...)` stops after l1's dW, which
+ * holds the NaN). Its expected value, in double: row 0 of a is 0 (ReLU of a
+ * NaN row), so row 0's logits are b2 exactly; rows 1 to 31 are the golden
+ * step's logits (the casts use the scales from before the step, which the
+ * NaN does not reach). db2[c] = sum over rows of (p[r][c] - onehot) / batch. */
+static void expect_skipped_db2(gr_mismatches *m, const lab3_mlp *g, const lab3_mlp *from,
+                               const uint8_t *labels)
+{
+    float *logits = golden_f32("step_logits.npy", BATCH * LAB3_CLASSES);
+    memcpy(logits, from->l2.b, LAB3_CLASSES * sizeof(float));
+    float want[LAB3_CLASSES];
+    double tol[LAB3_CLASSES] = {0}, sum[LAB3_CLASSES] = {0};
+    for (size_t r = 0; r < BATCH; r++) {
+        const float *z = logits + r * LAB3_CLASSES;
+        double mx = z[0], e[LAB3_CLASSES], se = 0.0;
+        for (int c = 1; c < LAB3_CLASSES; c++)
+            mx = z[c] > mx ? z[c] : mx;
+        for (int c = 0; c < LAB3_CLASSES; c++)
+            se += e[c] = exp((double)z[c] - mx);
+        for (int c = 0; c < LAB3_CLASSES; c++) {
+            double d = (e[c] / se - (c == labels[r] ? 1.0 : 0.0)) / BATCH;
+            sum[c] += d;
+            tol[c] += 1e-3 * fabs(d);
+        }
+    }
+    for (int c = 0; c < LAB3_CLASSES; c++) {
+        want[c] = (float)sum[c];
+        tol[c] += 1e-7;
+    }
+    expect_close(m, want, g->l2.db, tol, LAB3_CLASSES, LAB3_CLASSES,
+                 "the skipped step (pixel 300 NaN): l2's db afterwards, unscaled like every "
+                 "gradient (a gradient left in loss-scaled units is 65536 times larger)",
+                 "10^-3 of the sum of |terms|: the softmax in double from the golden logits");
+    free(logits);
+}
+
 static void test_skipped_step(void)
 {
     lab3_mlp g, from;
@@ -885,6 +968,7 @@ static void test_skipped_step(void)
     expect_bits(&m, from.l1.mw, g.l1.mw, HIDDEN * LAB3_INPUTS, LAB3_INPUTS, label);
     expect_gs(&m, load_gs("skip_after"), g.gs, what);
     expect_scalers(&m, "skip_after", &g, 1e-5, what);
+    expect_skipped_db2(&m, &g, &from, y.data);
     free(x);
     npy_free(&y);
     mlp_free(&g);
