@@ -378,7 +378,7 @@ $(LIBGRADING): $(BUILD)/obj/grading/runner.o $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o lms_import.o similarity.o unpack.o sandbox.o) $(RUBRIC_OBJS)
+$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o lms_import.o similarity.o jobres.o unpack.o sandbox.o) $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 

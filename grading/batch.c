@@ -44,6 +44,7 @@
 
 #include "atomic_file.h"
 #include "grade.h"
+#include "jobres.h"
 #include "plot.h"
 #include "sandbox.h"
 #include "similarity.h"
@@ -1520,11 +1521,13 @@ static void no_report(batch *b, submission *s)
  * archive is refused and 5 when the folder is, with what went wrong written
  * to fd.
  */
-static void grade_child(const batch *b, const submission *s, const char *work, int fd)
+static void grade_child(const batch *b, const submission *s, const char *work, int fd,
+                        int slot)
 {
     gr_options o = {0};
     gr_report r;
     lab_error err;
+    gr_jobres_enter(slot);
     o.lab = b->lab;
     o.root = b->o->root;
     o.build = work;
@@ -1586,7 +1589,7 @@ static void start_job(batch *b, job *jobs, job *j, int sub)
             for (int k = 0; k < b->o->jobs; k++)
                 if (jobs[k].pid > 0)
                     close(jobs[k].fd);
-            grade_child(b, s, j->work, fds[1]);
+            grade_child(b, s, j->work, fds[1], (int)(j - jobs));
         }
         close(fds[1]);
         if (pid < 0) {
@@ -1678,6 +1681,7 @@ static void finish_job(batch *b, job *jobs, job *j, int status)
     s->seconds = now_s() - j->start;
     j->pid = 0;
     kill_strays(jobs, b->o->jobs);
+    gr_jobres_release((int)(j - jobs));
     gr_remove_tree(j->work);
     free(j->work);
     j->work = NULL;
@@ -2280,12 +2284,15 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
                 b.nskipped);
 
     job *jobs = xcalloc((size_t)o->jobs, sizeof *jobs);
+    if (!o->merge)
+        gr_jobres_init(o->jobs, b.lab->cuda);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     grade_all(&b, jobs);
     prctl(PR_SET_CHILD_SUBREAPER, 0);
     while (waitpid(-1, NULL, WNOHANG) > 0) /* strays killed but not yet collected */
         ;
     free(jobs);
+    gr_jobres_fini();
 
     lab_error book_err;
     int book = write_gradebook(&b, &book_err);

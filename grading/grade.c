@@ -264,7 +264,16 @@ static void set_limit(int resource, rlim_t value)
 static pid_t spawn(char *const argv[], char *const envp[], const char *log, int results_fd,
                    const limits *lim)
 {
-    pid_t pid = fork();
+    pid_t pid;
+    /* Out of processes or memory for a moment is the machine's failing,
+     * not the submission's: wait and try again, 50 ms to 1.6 s. */
+    for (int tries = 0; (pid = fork()) < 0 && (errno == EAGAIN || errno == ENOMEM) && tries < 6;
+         tries++) {
+        struct timespec wait = {0, (50L * 1000 * 1000) << (tries < 4 ? tries : 4)};
+        wait.tv_sec = wait.tv_nsec / 1000000000L;
+        wait.tv_nsec %= 1000000000L;
+        nanosleep(&wait, NULL);
+    }
     if (pid != 0)
         return pid;
     setpgid(0, 0);
@@ -359,26 +368,48 @@ static char **tool_env(const char *stage)
     return env;
 }
 
+/* Whether the log says the tool failed for want of the machine's resources
+ * (a fork or an allocation refused), which is no fault of the submission. */
+static int short_of_resources(const char *log)
+{
+    char *text = read_head(log, 400, 65536);
+    int short_of = text && (strstr(text, "Resource temporarily unavailable") ||
+                            strstr(text, "Cannot allocate memory") ||
+                            strstr(text, "cannot fork") || strstr(text, "Cannot fork"));
+    free(text);
+    return short_of;
+}
+
 /* Runs the compiler with the given arguments, in the sandbox with the
- * stage writable and view readable; 0 when it succeeded. */
+ * stage writable and view readable. Returns 0 when it succeeded, -1 when it
+ * failed, and -2 when it could not run for want of the machine's resources
+ * (tried three times): a grader error, not the submission's. */
 static int run_build(char **argv, const char *log, const char *stage, const char *const *view,
                      long as_mib)
 {
     limits lim = {as_mib, 64L << 20, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage, view};
-    pid_t pid = spawn(argv, tool_env(stage), log, -1, &lim);
-    if (pid < 0)
-        return -1;
-    int timed_out;
-    int status = wait_until(pid, now_s() + BUILD_TIMEOUT_S, &timed_out);
-    if (timed_out) {
-        FILE *f = fopen(log, "a");
-        if (f) {
-            fprintf(f, "the compiler was stopped after %.0f s\n", BUILD_TIMEOUT_S);
-            fclose(f);
+    for (int tries = 0;; tries++) {
+        pid_t pid = spawn(argv, tool_env(stage), log, -1, &lim);
+        if (pid < 0)
+            return -2;
+        int timed_out;
+        int status = wait_until(pid, now_s() + BUILD_TIMEOUT_S, &timed_out);
+        if (timed_out) {
+            FILE *f = fopen(log, "a");
+            if (f) {
+                fprintf(f, "the compiler was stopped after %.0f s\n", BUILD_TIMEOUT_S);
+                fclose(f);
+            }
+            return -1;
         }
-        return -1;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            return 0;
+        if (!short_of_resources(log))
+            return -1;
+        if (tries == 2)
+            return -2;
+        sleep(1 + tries);
     }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* ---- what a submission may not call -------------------------------------------------- */
@@ -1161,7 +1192,13 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         rc = 0;
         goto done;
     }
-    r->build_ok = staged == 0 && build_runner(o, stage) == 0;
+    int built = staged == 0 ? build_runner(o, stage) : -1;
+    if (built == -2) {
+        lab_errorf(err, "the grader could not run the compiler: this machine was short of "
+                        "processes or memory, three times (a grader error: grade it again)");
+        goto done;
+    }
+    r->build_ok = staged == 0 && built == 0;
     /* Built: everything in the stage is the grader's again (the runner, its
      * objects, the logs), and no test can change it. */
     if (gr_sandbox_take_back(sb, stage, err) != 0 || chmod(stage, 0755) != 0)

@@ -410,3 +410,11 @@ int gr_sandbox_take_back(const gr_sandbox *s, const char *dir, lab_error *err)
 {
     return s->drop ? own_tree(dir, getuid(), getgid(), err) : 0;
 }
+
+void gr_sandbox_set_user(uid_t uid, gid_t gid)
+{
+    if (!the_sandbox.drop)
+        return;
+    the_sandbox.uid = uid;
+    the_sandbox.gid = gid;
+}

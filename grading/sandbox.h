@@ -47,6 +47,10 @@ typedef struct gr_sandbox {
  * paths (the course and its build). Later calls return the same. */
 const gr_sandbox *gr_sandbox_get(const char *const *readable);
 
+/* In a batch's child: the sandbox runs this job as uid and gid instead of
+ * "nobody" (jobres.h), when it drops to another user at all. */
+void gr_sandbox_set_user(uid_t uid, gid_t gid);
+
 /* Says on stderr, once per process, what the sandbox lacks (nothing when
  * it is whole). */
 void gr_sandbox_warn(const gr_sandbox *s);

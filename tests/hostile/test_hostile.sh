@@ -126,6 +126,30 @@ for spec in "symlink_escape|link/lab0\\.c is a symbolic link to /etc/passwd" \
     expect_match "$id: says why" "$(jq -r .error "$R/$id.json")" "its archive was refused: .*${spec#*|}"
 done
 
+# The sandbox's /tmp holds 64 MiB, however many files fill it.
+expect_eq "tmp_fill: full marks, so /tmp held no more than 64 MiB" \
+    "$(field tmp_fill 2),$(field tmp_fill 4)" "100,graded"
+expect_eq "threads: full marks" "$(field threads 2),$(field threads 4)" "100,graded"
+
+# A crowd: one submission holding as many threads as it may, graded first,
+# beside six correct ones two at a time. Each job has its own user id (the
+# process limit counts threads per user) and cgroup: no classmate loses a
+# point or fails to build.
+C=$TMP/crowd
+mkdir -p "$C/a-threads"
+cp "$SUBS/threads/lab0.c" "$C/a-threads/"
+for i in 1 2 3 4 5 6; do mkdir -p "$C/good$i" && cp solutions/lab0/lab0.c "$C/good$i/"; done
+"$GRADER" --batch "$C" lab0 -j 2 >"$TMP/crowd.out" 2>"$TMP/crowd.err"
+if [ "$(id -u)" = 0 ] && ! grep -q "do not each have" "$TMP/crowd.err"; then
+    expect_eq "crowd: every classmate full marks" \
+        "$(tr -d '\r' <"$C.grades/grades.csv" | sed 1d | cut -d, -f1,2,4 | tr '\n' ' ')" \
+        "a-threads,100,graded good1,100,graded good2,100,graded good3,100,graded good4,100,graded good5,100,graded good6,100,graded "
+else
+    expect_match "crowd: the batch says what each job lacks" "$(cat "$TMP/crowd.err")" \
+        "do not each have"
+    echo "SKIP: crowd: the jobs share a user or a cgroup here: $(grep 'do not each have' "$TMP/crowd.err")"
+fi
+
 # Without bwrap (FP8LAB_SANDBOX=none, as in a container that refuses it
 # namespaces), Landlock keeps the same view, where the kernel has it.
 L=$TMP/landlock
