@@ -574,6 +574,9 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
         if (sscanf(line, "%511s %7s", name, type) != 2)
             continue;
         bool used = strcmp(type, "U") == 0 || strcmp(type, "w") == 0 || strcmp(type, "v") == 0;
+        /* Global: an upper-case type, or 'u', a GNU unique symbol, which
+         * binds across the whole process like any global. */
+        bool global = !used && (isupper((unsigned char)type[0]) || type[0] == 'u');
         if (used && match_symbol(forbidden_everywhere, name)) {
             fprintf(out, "%s: uses %s, which no submission may: no starting or signalling "
                     "processes, opening files or sockets, loading code, or reaching into the "
@@ -583,8 +586,8 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
             fprintf(out, "%s: uses %s, which %s does not allow: %s\n", file, name,
                     o->lab->name, o->lab->forbidden_why ? o->lab->forbidden_why : "");
             rc = -1;
-        } else if (!used && isupper((unsigned char)type[0]) && /* global: instrumented */
-                   match_symbol(forbidden_definitions, name)) { /* code has local ones */
+        } else if (global && /* instrumented code has local ones */
+                   match_symbol(forbidden_definitions, name)) {
             fprintf(out, "%s: defines %s, a sanitizer hook, which no submission may\n", file,
                     name);
             rc = -1;
@@ -597,7 +600,7 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
             fprintf(out, "%s: defines %s, an indirect function, whose resolver would run "
                     "outside the tests, which no submission may\n", file, name);
             rc = -1;
-        } else if (!used && isupper((unsigned char)type[0]) && !lab_name(o->lab, name) &&
+        } else if (global && !lab_name(o->lab, name) &&
                    !(cuda && cuda_allowed_global(name, type))) {
             /* A global of another name could stand in for one the runner uses. */
             if (cuda)
