@@ -124,14 +124,15 @@ typedef struct lab3_grad_scaler {
 /*
  * Exercise 5 (README §6): divides the loss scale out of the n gradients g:
  * g[i] = g[i] * inv, with inv = (float)(1.0 / (double)scale) (PyTorch takes
- * the reciprocal in double). Returns true when any g[i] is inf or NaN after
- * it (found_inf).
+ * the reciprocal in double), not g[i] / scale. Returns true when any g[i]
+ * is inf or NaN after it (found_inf).
  */
 bool lab3_unscale(float *g, size_t n, float scale);
 
 /*
  * Exercise 6 (README §6): the scale's update after a step, as PyTorch's
- * _amp_update_scale_ does it:
+ * _amp_update_scale_ does it (in float; PyTorch's factors are doubles,
+ * which changes nothing for 2 and 0.5):
  *   found_inf:  scale = scale * backoff_factor; growth_tracker = 0;
  *   otherwise:  growth_tracker + 1; when that reaches growth_interval,
  *               scale = scale * growth_factor (only if that is finite) and
@@ -142,11 +143,13 @@ void lab3_scaler_update(lab3_grad_scaler *s, bool found_inf);
 /* ---- §7 the optimizer ------------------------------------------------------------------ */
 
 /*
- * Exercise 7 (README §7): SGD with momentum on the FP32 master weights, as
- * torch.optim.SGD does it (no dampening, no weight decay):
+ * Exercise 7 (README §7): SGD with momentum on the FP32 master weights,
+ * torch.optim.SGD's rule (no dampening, no weight decay):
  *     m = momentum * m + g;   w = w - lr * m;
- * (each as two float operations, in that order) for W (mw, dw) and b (mb,
- * db). The gradients are left as they are.
+ * each as two float operations, in that order, never a fused multiply-add
+ * (torch.optim.SGD rounds w's update once; README §7 says where that
+ * differs), for W (mw, dw) and b (mb, db). The gradients are left as they
+ * are.
  */
 void lab3_sgd_step(lab3_linear *L, float lr, float momentum);
 
