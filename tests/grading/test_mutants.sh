@@ -8,14 +8,26 @@
 #     expect-fail: test_a test_b
 # the tests it must fail. For each mutant this applies the patch to a copy of
 # the solution's student files, grades the copy, and checks that exactly
-# those tests fail and that the score is the total less their points.
+# those tests fail and that the score is the total less their points, both
+# on the public inputs and with hidden inputs (--seed): a trap is caught
+# every time, whatever the seed.
+#
+# Each lab's table of traps, tests/<lab>/TRAPS.md, lists every mutant: a
+# table row
+#     | what the slip is | where the handout names it | `mutant` | `test_a` `test_b` |
+# names the mutant in its third column and the tests that catch it in its
+# fourth. This checks that the table and the mutants agree: every mutant has
+# one row, every row's mutant exists, and the tests are its expect-fail.
 #
 #   GRADER=build/bin/grader sh tests/grading/test_mutants.sh
+#   FP8LAB_MUTANT_LAB=lab2 ...    one lab only
+#   FP8LAB_MUTANT_SEED=S ...      that seed (default: a new one each run)
 # Run from the top of the course. Exit status 0 when every mutant is caught
 # as it says.
 
 set -u
 GRADER=${GRADER:-build/bin/grader}
+SEED=${FP8LAB_MUTANT_SEED:-mutants-$(date +%s)}
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 passed=0 failed=0 count=0
@@ -23,6 +35,7 @@ passed=0 failed=0 count=0
 for patch in tests/*/mutants/*.patch; do
     # lab5 needs a GPU: tests/lab5/test_grading.sh grades its mutants.
     case $patch in tests/lab5/*) continue ;; esac
+    case $patch in tests/${FP8LAB_MUTANT_LAB:-*}/*) ;; *) continue ;; esac
     [ -f "$patch" ] || continue
     lab=$(basename "$(dirname "$(dirname "$patch")")")
     name=$(basename "$patch" .patch)
@@ -42,24 +55,77 @@ for patch in tests/*/mutants/*.patch; do
         failed=$((failed + 1))
         continue
     fi
-    "$GRADER" "$lab" --dir "$dir" --format json >"$TMP/r.json" 2>"$TMP/r.err"
-    rc=$?
-    got=$(jq -r '.tests[] | select(.status != "pass") | .name' "$TMP/r.json" | sort | tr '\n' ' ')
-    lost=$(jq -r '.max_score - .score' "$TMP/r.json")
-    aimed=$(jq -r --arg w "$want" '($w | split(" ") | map(select(. != ""))) as $t
-        | [.tests[] | select(.name as $n | $t | index($n)) | .max_points] | add // 0' "$TMP/r.json")
-    if [ "$rc" = 1 ] && [ "$got" = "$want" ] && [ "$lost" = "$aimed" ]; then
+    ok=1
+    for seed in "" "$SEED"; do
+        if [ -n "$seed" ]; then
+            how="with --seed $seed"
+            "$GRADER" "$lab" --dir "$dir" --seed "$seed" --format json >"$TMP/r.json" 2>"$TMP/r.err"
+        else
+            how="public inputs"
+            "$GRADER" "$lab" --dir "$dir" --format json >"$TMP/r.json" 2>"$TMP/r.err"
+        fi
+        rc=$?
+        got=$(jq -r '.tests[] | select(.status != "pass") | .name' "$TMP/r.json" | sort | tr '\n' ' ')
+        lost=$(jq -r '.max_score - .score' "$TMP/r.json")
+        aimed=$(jq -r --arg w "$want" '($w | split(" ") | map(select(. != ""))) as $t
+            | [.tests[] | select(.name as $n | $t | index($n)) | .max_points] | add // 0' "$TMP/r.json")
+        if [ "$rc" != 1 ] || [ "$got" != "$want" ] || [ "$lost" != "$aimed" ]; then
+            echo "FAIL: $lab/$name ($how): exit $rc, failed [$got], want [$want]; lost $lost points, want $aimed"
+            head -n 5 "$TMP/r.err" | sed 's/^/    /'
+            ok=0
+        fi
+    done
+    if [ "$ok" = 1 ]; then
         passed=$((passed + 1))
     else
-        echo "FAIL: $lab/$name: exit $rc, failed [$got], want [$want]; lost $lost points, want $aimed"
-        head -n 5 "$TMP/r.err" | sed 's/^/    /'
         failed=$((failed + 1))
     fi
+done
+
+# The tables of traps and the mutants agree.
+tables=0
+for lab_dir in tests/lab*; do
+    [ -d "$lab_dir/mutants" ] || continue
+    case $lab_dir in tests/${FP8LAB_MUTANT_LAB:-*}) ;; *) continue ;; esac
+    lab=$(basename "$lab_dir")
+    table=$lab_dir/TRAPS.md
+    if [ ! -f "$table" ]; then
+        echo "FAIL: $lab has mutants but no table of traps, $table"
+        failed=$((failed + 1))
+        continue
+    fi
+    # "mutant|tests" for each row whose third column is one `name`.
+    awk -F'|' 'NF >= 6 && $4 ~ /^ *`[A-Za-z0-9_]+` *$/ {
+            m = $4; gsub(/[ `]/, "", m)
+            t = $5; gsub(/[`,]/, " ", t)
+            print m "|" t
+        }' "$table" >"$TMP/rows"
+    for patch in "$lab_dir"/mutants/*.patch; do
+        [ -f "$patch" ] || continue
+        name=$(basename "$patch" .patch)
+        rows=$(grep -c "^$name|" "$TMP/rows")
+        want=$(sed -n 's/^expect-fail: *//p' "$patch" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+        listed=$(grep "^$name|" "$TMP/rows" | head -n 1 | cut -d'|' -f2 | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+        if [ "$rows" != 1 ]; then
+            echo "FAIL: $table: mutant $name has $rows rows, not 1"
+            failed=$((failed + 1))
+        elif [ "$listed" != "$want" ]; then
+            echo "FAIL: $table: $name is caught by [$listed], its patch says [$want]"
+            failed=$((failed + 1))
+        fi
+    done
+    while IFS='|' read -r name _; do
+        if [ ! -f "$lab_dir/mutants/$name.patch" ]; then
+            echo "FAIL: $table: names mutant $name, which $lab_dir/mutants does not have"
+            failed=$((failed + 1))
+        fi
+    done <"$TMP/rows"
+    tables=$((tables + 1))
 done
 
 if [ "$count" = 0 ]; then
     echo "test_mutants: no mutants found under tests/*/mutants"
     exit 1
 fi
-echo "test_mutants: $passed of $count mutants caught as they say, $failed not"
+echo "test_mutants: $passed of $count mutants caught as they say with and without --seed; $tables tables of traps read; $failed failures"
 [ "$failed" = 0 ]
