@@ -184,12 +184,19 @@ LAB5_BUILT  := $(if $(NVCC),$(if $(CUDA_INC),1))
 RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(GRADED_LABS:%=$(BUILD)/obj/grading/%_rubric.o)
 # The runner side: linked with each submission (runner.o has its main).
 LIBGRADING  := $(BUILD)/grading/libgrading.a
+# The subject's side, linked with each submission of a split lab (below).
+LIBSUBJECT  := $(BUILD)/grading/libsubject.a
 # The driver side: what ./grader and the grader's unit tests link.
 LIBGRADER   := $(BUILD)/grading/libgrader.a
 GRADER_BIN  := $(BUILD)/bin/grader
 SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
+# The labs whose tests call the submission in a subject (channel.h): those
+# with a call table.
+SPLIT_LABS  := $(patsubst grading/%_calls.c,%,$(wildcard grading/lab*_calls.c))
+SPLIT_PARTS  = $(foreach lab,$(SPLIT_LABS),$(BUILD)/grading/$(lab)_judge \
+               $(BUILD)/grading/$(lab)_subject.o) $(if $(SPLIT_LABS),$(LIBSUBJECT))
 GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
-               $(LIB) $(if $(LAB5_BUILT),$(BUILD)/grading/lab5_suite.o \
+               $(SPLIT_PARTS) $(LIB) $(if $(LAB5_BUILT),$(BUILD)/grading/lab5_suite.o \
                $(BUILD)/grading/lab5_reference.o $(GPUPROBE))
 LAB_DEMOS   := $(foreach lab,$(LABS),$(BUILD)/$(lab)/$(lab)) $(if $(LAB5_BUILT),$(BUILD)/lab5/lab5)
 SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
@@ -270,7 +277,9 @@ $(BUILD)/bin/gpuprobe: common/gpuprobe.cu $(CONFIG)
 GRADER_CORE := $(GRADER_BIN) $(LIBGRADING) $(LIB)
 grader_of = $(GRADER_CORE) $(if $(filter $(CUDA_LABS),$(1)),\
     $(if $(LAB5_BUILT),$(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o $(GPUPROBE)),\
-    $(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o)
+    $(if $(filter $(SPLIT_LABS),$(1)),\
+    $(BUILD)/grading/$(1)_judge $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT),\
+    $(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o))
 grader: $(GRADER_ALL)
 $(foreach lab,$(GRADED_LABS),$(eval grader-$(lab): $(call grader_of,$(lab))))
 solutions: $(SOLUTION_DEMOS)
@@ -309,7 +318,17 @@ $(BUILD)/solutions/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/solutions/$(1)/
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 $(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/obj/grading/$(1)_goldens.o: ALL_CPPFLAGS += -Ilabs/$(1)
+$(BUILD)/obj/grading/$(1)_calls.o $(BUILD)/subject/obj/grading/$(1)_calls.o: ALL_CPPFLAGS += -Ilabs/$(1)
 $(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
+	@mkdir -p $$(@D)
+	$$(Q)cp $$< $$@
+# The judge: the lab's tests, its reference and the proxies of its calls,
+# the same program for every submission (channel.h).
+$(BUILD)/grading/$(1)_judge: $(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o \
+    $(BUILD)/obj/grading/$(1)_calls.o $(LIBGRADING) $(LIB)
+	@mkdir -p $$(@D)
+	$$(call say,LD,$$@)$$(CC) $$(LDFLAGS) $$^ $$(GRADE_LDLIBS) -o $$@
+$(BUILD)/grading/$(1)_subject.o: $(BUILD)/subject/obj/grading/$(1)_calls.o
 	@mkdir -p $$(@D)
 	$$(Q)cp $$< $$@
 # The reference inside every runner, for --seed's hidden inputs: the
@@ -362,23 +381,54 @@ $(BUILD)/obj/grading/%.o: grading/%.c $(CONFIG)
 	$(call say,CC,$<)$(CC) $(ALL_CPPFLAGS) -Igrading $(CHECK_CFLAGS) $(GRADER_CFLAGS_PKG) $(ALL_CFLAGS) \
 	  -MMD -MP -c $< -o $@
 
+# The names of this machine's system calls, for "forbidden system call: NAME".
+$(BUILD)/grading/syscall_names.h: $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,GEN,$@)echo '#include <sys/syscall.h>' | $(CC) -dM -E - | \
+	  awk 'BEGIN { print "static const struct { long nr; const char *name; } syscall_names[] = {" } \
+	       $$1 == "#define" && $$2 ~ /^__NR_/ && $$3 ~ /^[0-9]+$$/ \
+	       { printf "    {%s, \"%s\"},\n", $$3, substr($$2, 6) } END { print "};" }' > $@.tmp && \
+	  mv $@.tmp $@
+$(BUILD)/obj/grading/policy.o $(BUILD)/subject/obj/grading/policy.o: $(BUILD)/grading/syscall_names.h
+$(BUILD)/obj/grading/policy.o $(BUILD)/subject/obj/grading/policy.o: ALL_CPPFLAGS += -I$(BUILD)/grading
+
+# The subject's side (channel.h): what the grader links with a submission
+# into one static program, built without the sanitizers (which cannot run
+# under the subject's seccomp filter, nor link statically): the subject's
+# main, its policy, each lab's call table, and the course's library.
+SUBJECT_CFLAGS = $(ALL_CPPFLAGS) -Igrading -DGR_SUBJECT $(BLAS_CFLAGS) \
+                 $(filter-out $(SANFLAGS),$(ALL_CFLAGS))
+$(BUILD)/subject/obj/%.o: %.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(SUBJECT_CFLAGS) -MMD -MP -c $< -o $@
+$(LIBSUBJECT): $(addprefix $(BUILD)/subject/obj/grading/,subject.o policy.o landlock.o) \
+    $(LIB_SRCS:%.c=$(BUILD)/subject/obj/%.o)
+	@mkdir -p $(@D)
+	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+# A static program needs the libraries' archives: what a lab's code may call.
+SUBJECT_LDLIBS = -static $(BLAS_LIBS) -lm -lpthread
+
 # How the grader builds a submission, and where the course is, are compiled in
 # (from $(CONFIG) and the variables above: the rules depend on both files).
 $(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(CC)"' \
     -DGRADER_NVCC='"$(if $(LAB5_BUILT),$(NVCC))"' -DGRADER_NVCCFLAGS='"$(GRADE_NVCCFLAGS)"' \
     -DGRADER_CUDA_LDLIBS='"$(CUDA_LDLIBS)"' \
     -DGRADER_CFLAGS='"$(GRADE_CFLAGS)"' -DGRADER_LDLIBS='"$(GRADE_LDLIBS)"' \
+    -DGRADER_SUBJECT_LDLIBS='"$(SUBJECT_LDLIBS)"' -DGRADER_SPLIT_LABS='" $(SPLIT_LABS) "' \
     -DGRADER_CHECK_CFLAGS='"$(filter-out $(SANFLAGS),$(GRADE_CFLAGS))"' \
     -DGRADER_SANITIZE=$(if $(SANFLAGS),1,0)
 $(BUILD)/obj/grading/grader.o: ALL_CPPFLAGS += -DGRADER_ROOT='"$(CURDIR)"' \
     -DGRADER_BUILD='"$(abspath $(BUILD))"'
 $(BUILD)/obj/grading/grade.o $(BUILD)/obj/grading/grader.o: Makefile
+$(BUILD)/obj/grading/grade.o: $(wildcard grading/lab*_calls.c)
 
-$(LIBGRADING): $(BUILD)/obj/grading/runner.o $(RUBRIC_OBJS)
+$(LIBGRADING): $(addprefix $(BUILD)/obj/grading/,runner.o channel.o policy.o landlock.o) \
+    $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o lms_import.o similarity.o jobres.o unpack.o sandbox.o) $(RUBRIC_OBJS)
+$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o lms_import.o similarity.o jobres.o unpack.o sandbox.o landlock.o) \
+    $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
@@ -511,4 +561,4 @@ bench: $(BENCH_BINS) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUIL
 	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3
 	@$(foreach b,$(BENCH_BINS),$(b) &&) true
 
--include $(shell find $(BUILD)/obj $(BUILD)/labs $(BUILD)/solutions -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/subject $(BUILD)/labs $(BUILD)/solutions -name '*.d' 2>/dev/null)

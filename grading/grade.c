@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "grade.h"
+#include "channel.h"
 #include "sandbox.h"
 
 /* Set by the Makefile: how the submission is compiled and linked. */
@@ -77,6 +78,12 @@
 #endif
 #ifndef GRADER_CUDA_LDLIBS
 #define GRADER_CUDA_LDLIBS "-lcublasLt -lcudart -lstdc++"
+#endif
+#ifndef GRADER_SUBJECT_LDLIBS
+#define GRADER_SUBJECT_LDLIBS "-static -lm"
+#endif
+#ifndef GRADER_SPLIT_LABS
+#define GRADER_SPLIT_LABS " "
 #endif
 
 #define MAX_SOURCE_BYTES (4L << 20) /* a student file larger than this is refused */
@@ -208,6 +215,8 @@ static int sandboxed;
 typedef struct limits {
     long as_mib;      /* 0: none */
     long fsize_bytes; /* 0: none */
+    long fsize_hard;  /* the hard limit, when above fsize_bytes: a judge
+                         raises its own for the channel's arena (channel.c) */
     long cpu_s;       /* 0: none */
     long nofile;      /* open files; 0: none */
     long nproc;       /* processes beyond those the user runs already (see
@@ -250,11 +259,13 @@ static long user_processes(uid_t me)
     return count;
 }
 
-static void set_limit(int resource, rlim_t value)
+static void set_limits(int resource, rlim_t soft, rlim_t hard)
 {
-    struct rlimit r = {value, value};
+    struct rlimit r = {soft, hard > soft ? hard : soft};
     setrlimit(resource, &r);
 }
+
+static void set_limit(int resource, rlim_t value) { set_limits(resource, value, value); }
 
 /*
  * Starts argv in a process group of its own, stdin from /dev/null, stdout
@@ -302,7 +313,7 @@ static pid_t spawn(char *const argv[], char *const envp[], const char *log, int 
     if (lim->as_mib > 0)
         set_limit(RLIMIT_AS, (rlim_t)lim->as_mib << 20);
     if (lim->fsize_bytes > 0)
-        set_limit(RLIMIT_FSIZE, (rlim_t)lim->fsize_bytes);
+        set_limits(RLIMIT_FSIZE, (rlim_t)lim->fsize_bytes, (rlim_t)lim->fsize_hard);
     if (lim->cpu_s > 0)
         set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
     if (lim->nofile > 0)
@@ -387,7 +398,7 @@ static int short_of_resources(const char *log)
 static int run_build(char **argv, const char *log, const char *stage, const char *const *view,
                      long as_mib)
 {
-    limits lim = {as_mib, 64L << 20, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage, view};
+    limits lim = {as_mib, 64L << 20, 0, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage, view};
     for (int tries = 0;; tries++) {
         pid_t pid = spawn(argv, tool_env(stage), log, -1, &lim);
         if (pid < 0)
@@ -556,7 +567,7 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
     char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
     static const char *const nothing_more[] = {NULL};
-    limits lim = {0, 16L << 20, 30, 64, EXTRA_PROCS, stage, nothing_more};
+    limits lim = {0, 16L << 20, 0, 30, 64, EXTRA_PROCS, stage, nothing_more};
     int rc = -1, timed_out = 0, status = -1;
     pid_t pid = spawn(argv, tool_env(stage), listing, -1, &lim);
     if (pid > 0)
@@ -646,6 +657,15 @@ static int compile(const char *flags, char *inc_src, char *inc_common, char *src
     return run_build(argv, log, stage, view, cuda ? NVCC_AS_MIB : BUILD_AS_MIB);
 }
 
+/* Whether the lab's tests call the submission in a subject of its own
+ * (channel.h): every lab with a call table. */
+static bool split_lab(const grader_lab *lab)
+{
+    char word[64];
+    snprintf(word, sizeof word, " %s ", lab->name);
+    return strstr(GRADER_SPLIT_LABS, word) != NULL;
+}
+
 /* Compiles the student's .c files (and a CUDA lab's .cu files, with nvcc)
  * and links them with the lab's suite into stage/runner. Returns 0, or -1
  * with the messages in stage/build.log. */
@@ -668,7 +688,12 @@ static int build_runner(const gr_options *o, const char *stage)
     char *common = gr_asprintf("%s/common", o->root);
     const char *const compile_view[] = {common, NULL};
     const char *const link_view[] = {suite, reference, libgrading, libfp8, NULL};
-    char *objs[32];
+    int split = split_lab(o->lab);
+    char *subject = gr_asprintf("%s/subject", stage);
+    char *calls = gr_asprintf("%s/grading/%s_subject.o", o->build, o->lab->name);
+    char *libsubject = gr_asprintf("%s/grading/libsubject.a", o->build);
+    const char *const subject_view[] = {calls, libsubject, NULL};
+    char *objs[32], *plains[32];
     int nobj = 0, rc = 0;
 
     link[nlink++] = GRADER_CC;
@@ -686,19 +711,37 @@ static int build_runner(const gr_options *o, const char *stage)
          * globals: the checks then look at a plain build of the file (nvcc's
          * objects are never sanitized). */
         char *plain = GRADER_SANITIZE && !cuda ? gr_asprintf("%s.plain", objs[nobj]) : NULL;
-        rc = compile(cuda ? nvccflags : cflags, inc_src, inc_common, src, objs[nobj], clog,
-                     stage, compile_view, cuda);
+        /* A split lab's subject needs only the plain build. */
+        if (!(split && plain))
+            rc = compile(cuda ? nvccflags : cflags, inc_src, inc_common, src, objs[nobj], clog,
+                         stage, compile_view, cuda);
         if (rc == 0 && plain)
             rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage,
                          compile_view, 0);
         if (rc == 0)
             rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog, cuda);
-        free(plain);
+        plains[nobj] = plain;
         free(clog);
         free(src);
         link[nlink++] = objs[nobj++];
     }
-    if (rc == 0) {
+    if (rc == 0 && split) {
+        /* The subject: the submission (a plain build of it, when the
+         * grader's own is sanitized), the call table and the course's
+         * library, statically; nothing of the tests'. */
+        char sl[] = GRADER_SUBJECT_LDLIBS;
+        for (int i = 0; i < nobj; i++)
+            link[1 + i] = GRADER_SANITIZE ? plains[i] : objs[i];
+        link[nlink++] = calls;
+        link[nlink++] = libsubject;
+        push_words(link, &nlink, 250, sl);
+        link[nlink++] = "-o";
+        link[nlink++] = subject;
+        link[nlink] = NULL;
+        char *llog = gr_asprintf("%s.link", log);
+        rc = run_build(link, llog, stage, subject_view, BUILD_AS_MIB);
+        free(llog);
+    } else if (rc == 0) {
         char cf[sizeof cflags];
         memcpy(cf, cflags, sizeof cf);
         push_words(link, &nlink, 200, cf);
@@ -732,7 +775,8 @@ static int build_runner(const gr_options *o, const char *stage)
     if (all)
         fclose(all);
     for (int i = 0; i < nobj; i++)
-        free(objs[i]);
+        free(objs[i]), free(plains[i]);
+    free(subject), free(calls), free(libsubject);
     free(log), free(runner), free(suite), free(reference), free(libgrading), free(libfp8);
     free(inc_src), free(inc_common), free(common);
     return rc;
@@ -911,13 +955,18 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
                    lab_error *err)
 {
     double budget = 5.0 + res->test->timeout_s * timeout_multiplier();
-    char *runner = gr_asprintf("%s/runner", stage);
+    /* A split lab's runner is its judge, the same for every submission,
+     * which starts the subject built from this one (channel.h). */
+    char *runner = split_lab(o->lab)
+                       ? gr_asprintf("%s/grading/%s_judge", o->build, o->lab->name)
+                       : gr_asprintf("%s/runner", stage);
+    char *env_subject = gr_asprintf("GRADER_SUBJECT=%s/subject", stage);
     char *log = gr_asprintf("%s/log/%s.runner", stage, res->test->name);
     /* The one folder this test may write, its own and new: no earlier test
      * can have left anything where this one's output goes. */
     char *scratch = gr_asprintf("%s/out/%s", stage, res->test->name);
     char *data = gr_asprintf("%s/data", o->root);
-    const char *const view[] = {data, stage, NULL};
+    const char *const view[] = {data, stage, runner, NULL};
     char *argv[] = {runner, "3", (char *)res->test->name, NULL};
     int fds[2], rc = 0, n = 0;
     char *env_out = gr_asprintf("GRADER_OUT_DIR=%s", scratch);
@@ -927,6 +976,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
         env[n] = envp[n];
     env[n++] = env_out;
     env[n++] = env_temp;
+    env[n++] = env_subject;
     env[n] = NULL;
 
     if (mkdir(scratch, 0700) != 0 || gr_sandbox_own(gr_sandbox_get(NULL), scratch, err) != 0) {
@@ -940,7 +990,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
     /* A CUDA lab's tests see the whole machine, read-only: the driver
      * reads much of /proc and /sys (sandbox.h). */
     limits lim = {GRADER_SANITIZE ? 0 : o->lab->mem_limit_mib, GR_OUTPUT_LIMIT,
-                  (long)budget + 1, o->lab->cuda ? CUDA_RUNNER_NOFILE : RUNNER_NOFILE,
+                  split_lab(o->lab) ? (long)SJ_ARENA_BYTES : 0, (long)budget + 1, o->lab->cuda ? CUDA_RUNNER_NOFILE : RUNNER_NOFILE,
                   RUNNER_NPROC, scratch, o->lab->cuda ? NULL : view};
     pid_t pid = spawn(argv, env, log, fds[1], &lim);
     close(fds[1]);
@@ -970,6 +1020,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
     }
 out:
     free(runner);
+    free(env_subject);
     free(log);
     free(scratch);
     free(data);
@@ -1031,7 +1082,7 @@ static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t 
     if (access(probe, X_OK) != 0) {
         snprintf(why, size, "%s was not built (no nvcc when the course was built)", probe);
     } else {
-        limits lim = {0, GR_OUTPUT_LIMIT, 60, CUDA_RUNNER_NOFILE, RUNNER_NPROC, scratch, NULL};
+        limits lim = {0, GR_OUTPUT_LIMIT, 0, 60, CUDA_RUNNER_NOFILE, RUNNER_NPROC, scratch, NULL};
         int timed_out = 0, status = -1;
         pid_t pid = spawn(argv, envp, log, -1, &lim);
         if (pid > 0)

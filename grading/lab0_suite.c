@@ -8,9 +8,11 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lab0.h"
+#include "lab0_calls.h"
 #include "suite.h"
 
 /* The two formats in the order of the goldens' rows and file names. */
@@ -28,12 +30,16 @@ static void check_decode(int k)
     gr_golden("decode.npy", NPY_F32, 2, shape, &want);
     const float *w = (const float *)want.data + 256 * (size_t)k;
 
+    uint8_t codes[256];
+    float got[256];
+    for (int c = 0; c < 256; c++)
+        codes[c] = (uint8_t)c;
+    lab0_decode_each(formats[k].f, codes, 256, got);
     gr_mismatches m = {0};
     for (int c = 0; c < 256; c++) {
-        float got = lab0_decode(formats[k].f, (uint8_t)c);
-        gr_expect(&m, stats_equal_exact(w[c], got),
+        gr_expect(&m, stats_equal_exact(w[c], got[c]),
                   "lab0_decode(&LAB0_%s, 0x%02x)\n  expected %s\n  got      %s",
-                  formats[k].f->name, (unsigned)c, gr_f32(w[c]), gr_f32(got));
+                  formats[k].f->name, (unsigned)c, gr_f32(w[c]), gr_f32(got[c]));
     }
     npy_free(&want);
     gr_finish(&m, "codes");
@@ -61,19 +67,24 @@ static void check_encode_format(const char *set, int k, int modes, gr_mismatches
 
     const float *xs = x.data;
     const uint8_t *qs = q.data;
+    uint8_t *got[2] = {malloc(x.count + 1), malloc(x.count + 1)};
+    ck_assert_msg(got[0] && got[1], "out of memory");
+    for (int col = 0; col < 2; col++)
+        if (modes & (1 << col))
+            lab0_encode_each(formats[k].f, xs, x.count, col == 0, got[col]);
     for (size_t i = 0; i < x.count; i++) {
         for (int col = 0; col < 2; col++) {
             if (!(modes & (1 << col)))
                 continue;
             int saturate = col == 0;
             uint8_t want = qs[2 * i + (size_t)col];
-            uint8_t got = lab0_encode(formats[k].f, xs[i], saturate);
-            gr_expect(m, want == got,
+            gr_expect(m, want == got[col][i],
                       "lab0_encode(&LAB0_%s, %s, saturate=%d)\n  expected %s\n  got      %s",
                       formats[k].f->name, gr_f32(xs[i]), saturate,
-                      gr_code(want, formats[k].fmt), gr_code(got, formats[k].fmt));
+                      gr_code(want, formats[k].fmt), gr_code(got[col][i], formats[k].fmt));
         }
     }
+    free(got[0]), free(got[1]);
     npy_free(&x);
     npy_free(&q);
 }
@@ -129,24 +140,34 @@ static void check_encode_hidden(gr_mismatches *m)
     rng_state rng;
     if (!gr_hidden_rng(&rng, 0))
         return;
+    float x[HIDDEN_N];
     for (int i = 0; i < HIDDEN_N; i++) {
-        float x;
         if (i % 2) {
             uint32_t bits = rng_u32(&rng);
-            memcpy(&x, &bits, sizeof x);
+            memcpy(&x[i], &bits, sizeof x[i]);
         } else {
-            x = gr_hidden_float(&rng, -24, 44);
+            x[i] = gr_hidden_float(&rng, -24, 44);
         }
-        for (int k = 0; k < 2; k++)
-            for (int saturate = 0; saturate < 2 && !isinf(x) && !is_tie(x, k); saturate++) {
-                uint8_t want = ref_lab0_encode(formats[k].f, x, saturate);
-                uint8_t got = lab0_encode(formats[k].f, x, saturate);
-                gr_expect(m, want == got,
+    }
+    for (int k = 0; k < 2; k++) {
+        /* the draws this format checks, and their numbers */
+        float use[HIDDEN_N];
+        int number[HIDDEN_N], n = 0;
+        for (int i = 0; i < HIDDEN_N; i++)
+            if (!isinf(x[i]) && !is_tie(x[i], k))
+                use[n] = x[i], number[n++] = i;
+        for (int saturate = 0; saturate < 2; saturate++) {
+            uint8_t got[HIDDEN_N];
+            lab0_encode_each(formats[k].f, use, (size_t)n, saturate, got);
+            for (int j = 0; j < n; j++) {
+                uint8_t want = ref_lab0_encode(formats[k].f, use[j], saturate);
+                gr_expect(m, want == got[j],
                           "hidden input %d: lab0_encode(&LAB0_%s, %s, saturate=%d)\n"
                           "  expected %s\n  got      %s",
-                          i, formats[k].f->name, gr_f32(x), saturate,
-                          gr_code(want, formats[k].fmt), gr_code(got, formats[k].fmt));
+                          number[j], formats[k].f->name, gr_f32(use[j]), saturate,
+                          gr_code(want, formats[k].fmt), gr_code(got[j], formats[k].fmt));
             }
+        }
     }
 }
 

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "sandbox.h"
 
+#include "landlock.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -149,86 +151,39 @@ char **gr_sandbox_argv(const gr_sandbox *s, const char *dir, const char *const *
     return out;
 }
 
-/* ---- Landlock ---------------------------------------------------------------------------
- *
- * The kernel's own file-system sandbox (Documentation/userspace-api/landlock.rst),
- * through its three system calls: a ruleset that handles every access right
- * this kernel knows, a rule per path beneath which some are allowed, then
- * the ruleset enforced on this process and whatever it starts. */
-
-/* The rights of each ABI version: 1 the first thirteen, 2 REFER, 3
- * TRUNCATE, 5 IOCTL_DEV. */
-static uint64_t landlock_handled(int abi)
-{
-    uint64_t all = (1ULL << 13) - 1;
-    if (abi >= 2)
-        all |= 1ULL << 13;
-    if (abi >= 3)
-        all |= 1ULL << 14;
-    if (abi >= 5)
-        all |= 1ULL << 15;
-    return all;
-}
-
-static int landlock_abi(void)
-{
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return abi > 0 ? (int)abi : 0;
-}
-
-/* Allows access beneath path; a path that does not exist is skipped. A
- * file gets only the rights a file can have. */
-static int landlock_allow(int ruleset, const char *path, uint64_t access, uint64_t handled)
-{
-    int fd = open(path, O_PATH | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-        access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                  LANDLOCK_ACCESS_FS_READ_FILE | (1ULL << 14) | (1ULL << 15);
-    struct landlock_path_beneath_attr rule = {.allowed_access = access & handled,
-                                              .parent_fd = fd};
-    int rc = rule.allowed_access == 0
-                 ? 0
-                 : (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-    close(fd);
-    return rc;
-}
+/* ---- Landlock (landlock.h) -------------------------------------------------------------- */
 
 int gr_sandbox_restrict(const gr_sandbox *s, const char *const *view, const char *dir)
 {
     if (!view || s->landlock <= 0)
         return 0;
-    uint64_t handled = landlock_handled(s->landlock);
+    const int abi = s->landlock;
     const uint64_t read = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
                           LANDLOCK_ACCESS_FS_READ_DIR;
-    struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
-    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    int ruleset = gr_landlock_ruleset(abi);
     if (ruleset < 0)
         return -1;
     int rc = 0;
     for (int i = 0; SYSTEM[i] && rc == 0; i++)
-        rc = landlock_allow(ruleset, SYSTEM[i], read, handled);
+        rc = gr_landlock_allow(ruleset, abi, SYSTEM[i], read);
     for (int i = 0; view[i] && rc == 0; i++)
-        rc = landlock_allow(ruleset, view[i], read, handled);
+        rc = gr_landlock_allow(ruleset, abi, view[i], read);
     if (rc == 0)
-        rc = landlock_allow(ruleset, dir, handled, handled);
+        rc = gr_landlock_allow(ruleset, abi, dir, ~0ULL);
     if (rc == 0)
-        rc = landlock_allow(ruleset, "/dev/null", read | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                                                      (1ULL << 14) | (1ULL << 15), handled);
+        rc = gr_landlock_allow(ruleset, abi, "/dev/null",
+                               read | LANDLOCK_ACCESS_FS_WRITE_FILE | (1ULL << 14) | (1ULL << 15));
     if (rc == 0)
-        rc = landlock_allow(ruleset, "/dev/urandom", read, handled);
+        rc = gr_landlock_allow(ruleset, abi, "/dev/urandom", read);
     if (rc == 0)
-        rc = landlock_allow(ruleset, "/proc", read, handled);
-    if (rc == 0)
-        rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    if (rc == 0)
-        rc = (int)syscall(SYS_landlock_restrict_self, ruleset, 0);
-    int saved = errno;
-    close(ruleset);
-    errno = saved;
-    return rc;
+        rc = gr_landlock_allow(ruleset, abi, "/proc", read);
+    if (rc != 0) {
+        int saved = errno;
+        close(ruleset);
+        errno = saved;
+        return rc;
+    }
+    return gr_landlock_enforce(ruleset);
 }
 
 /* Runs bwrap around `true` as s says (and checks readable first): whether
@@ -322,7 +277,7 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable)
     decided = 1;
     gr_sandbox *s = &the_sandbox;
     memset(s, 0, sizeof *s);
-    s->landlock = landlock_abi();
+    s->landlock = gr_landlock_abi();
     const char *mode = getenv("FP8LAB_SANDBOX");
     if (mode && strcmp(mode, "none") == 0) {
         snprintf(s->why, sizeof s->why, "FP8LAB_SANDBOX=none");

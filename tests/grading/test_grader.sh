@@ -167,18 +167,20 @@ CK_RUN_CASE=limits CK_RUN_SUITE=none CK_INCLUDE_TAGS=none CK_FORK=no \
 expect_eq "Check's environment: tests graded" "$(jq '.tests | length' "$TMP/ckenv.json")" 11
 expect_eq "Check's environment: score" "$(score_of ckenv)" "100/100"
 
-# A runner asked for a test it does not have reports an error, not success.
+# A runner (lab0's: its judge) asked for a test it does not have reports an
+# error, not success.
 "$GRADER" lab0 --solution --keep --test encode_nan >/dev/null 2>"$TMP/keep.err"
 stage=$(sed -n 's/^grader: the pristine tree is kept in //p' "$TMP/keep.err")
-if [ -x "$stage/runner" ]; then
+judge=$(dirname "$GRADER")/../grading/lab0_judge
+if [ -x "$stage/subject" ] && [ -x "$judge" ]; then
     ok
-    GRADER_GOLDEN_DIR=$ROOT/data/golden/lab0 GRADER_OUT_DIR=$stage/out \
-        "$stage/runner" 3 no_such_test 3>"$TMP/runner.out" >/dev/null 2>&1
+    GRADER_GOLDEN_DIR=$ROOT/data/golden/lab0 GRADER_OUT_DIR=$stage/out GRADER_SUBJECT=$stage/subject \
+        "$judge" 3 no_such_test 3>"$TMP/runner.out" >/dev/null 2>&1
     expect_eq "runner, no such test: exit status" "$?" 3
     expect_match "runner, no such test: says so" "$(cat "$TMP/runner.out")" "^error.*no test named"
     rm -rf "$stage"
 else
-    bad "--keep: no runner in '$stage'"
+    bad "--keep: no subject in '$stage', or no judge at $judge"
 fi
 
 # ---- options -------------------------------------------------------------------------

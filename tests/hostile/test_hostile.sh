@@ -52,7 +52,9 @@ count=$((count + 2))
 
 sums_before=$(sha256sum data/golden/lab0/* | sha256sum)
 rm -f /tmp/fp8lab-hostile-was-here
-"$GRADER" --batch "$SUBS" lab0 -j 2 >"$TMP/out" 2>"$TMP/err"
+# Hidden inputs on: no seed may reach a report (seed_leak prints what it can).
+SEED=hostile-s3cr3t-$$
+"$GRADER" --batch "$SUBS" lab0 -j 2 --seed "$SEED" >"$TMP/out" 2>"$TMP/err"
 expect_eq "batch: exit status (two archives refused)" "$?" 1
 R=$SUBS.grades
 BOOK=$R/grades.csv
@@ -80,8 +82,25 @@ graded loop 85 "$limits" "^timed out"
 graded bigalloc 85 "$limits" "crashed|exited early"
 graded flood 85 "$limits" "^output flood"
 graded stderr_flood 85 "$limits" "^output flood"
+# The subject's exit status decides nothing (DESIGN.md, subject and judge).
 graded exit0 80 "decode_e4m3 decode_e5m2" "exited early with status 0"
+graded exit93 80 "decode_e4m3 decode_e5m2" "exited early with status 93: the code under test \\(lab0_decode\\)"
+graded raw_exit 80 "decode_e4m3 decode_e5m2" "exited early with status 93"
 graded forge 80 "decode_e4m3 decode_e5m2" "."
+# Policy in the kernel: system calls that no name check sees.
+graded raw_open 80 "decode_e4m3 decode_e5m2" "^forbidden system call: openat, in lab0_decode"
+graded raw_exec 80 "decode_e4m3 decode_e5m2" "^forbidden system call: execve, in lab0_decode"
+graded raw_kill 80 "decode_e4m3 decode_e5m2" "^forbidden system call: getppid, in lab0_decode"
+graded glob_read 80 "decode_e4m3 decode_e5m2" "^forbidden system call: openat, in lab0_decode"
+graded wordexp_shell 80 "decode_e4m3 decode_e5m2" "^forbidden system call: (pipe2|clone|clone3|vfork)"
+encode_tests="encode_exact encode_rne encode_subnormal encode_saturate encode_overflow_nosat encode_nan encode_random"
+graded threads 35 "$encode_tests" "^forbidden system call: (rt_sigaction|clone3?|mmap)"
+graded seed_leak 80 "decode_e4m3 decode_e5m2" "expected"
+seen=$("$GRADER" lab0 --dir "$SUBS/seed_leak" --seed "$SEED" -v --format json 2>/dev/null |
+    jq -r '.tests[0].output')
+expect_match "seed_leak: its output (-v) shows no seed" "$seen" "seed: \\(none\\)"
+case $seen in *"$SEED"*) bad "seed_leak: its output shows the seed" ;; *) ok ;; esac
+expect_eq "no report holds the seed" "$(grep -rl -- "$SEED" "$R" | wc -l | tr -d ' ')" 0
 # Run by root, the grader runs submissions as nobody (sandbox.h).
 expect_eq "not_root: full marks, so not run as root" "$(field not_root 2)" 100
 
@@ -109,11 +128,13 @@ refused self_include "nested depth|nested too deeply"
 refused include_secret "/etc/shadow: (Permission denied|No such file or directory)"
 refused include_solution "solutions/lab0/lab0\\.c: (Permission denied|No such file or directory)"
 refused include_classmate "good1/lab0\\.c: (Permission denied|No such file or directory)"
-# Its raw writes all failed: every later test ran the grader's own runner,
-# and failed on its wrong answers (replaced, the runner ran no test at all).
+# Its first raw open stopped it, in every test: nothing of its attack ran
+# (a test it passed would be one the attack forged).
 expect_eq "raw_write: score and status" "$(field raw_write 2),$(field raw_write 4)" "0,graded"
-expect_eq "raw_write: every test ran, and failed on its answers" \
+expect_eq "raw_write: every test ran, and failed" \
     "$(jq -r '[.tests[].status] | unique | join(" ")' "$R/raw_write.json")" "fail"
+expect_match "raw_write: stopped at its first open" "$(message_of raw_write limits)" \
+    "^forbidden system call: open, in lab0_format_limits"
 case "$(jq -r .build_log "$R/include_secret.json")" in
 *root:*) bad "include_secret: the build log shows /etc/shadow" ;;
 *) ok ;;
@@ -127,15 +148,14 @@ for spec in "symlink_escape|link/lab0\\.c is a symbolic link to /etc/passwd" \
     expect_match "$id: says why" "$(jq -r .error "$R/$id.json")" "its archive was refused: .*${spec#*|}"
 done
 
-# The sandbox's /tmp holds 64 MiB, however many files fill it.
-expect_eq "tmp_fill: full marks, so /tmp held no more than 64 MiB" \
-    "$(field tmp_fill 2),$(field tmp_fill 4)" "100,graded"
-expect_eq "threads: full marks" "$(field threads 2),$(field threads 4)" "100,graded"
+# Its first open, to fill the sandbox's /tmp, stopped it: a subject opens
+# nothing (the sandbox's /tmp holds 64 MiB for the compiler and the tests).
+graded tmp_fill 85 "$limits" "^forbidden system call: open, in lab0_format_limits"
 
-# A crowd: one submission holding as many threads as it may, graded first,
-# beside six correct ones two at a time. Each job has its own user id (the
-# process limit counts threads per user) and cgroup: no classmate loses a
-# point or fails to build.
+# A crowd: one submission trying to hold as many threads as it may, graded
+# first, beside six correct ones two at a time. Its subject may start none;
+# and each job has its own user id (the process limit counts threads per
+# user) and cgroup: no classmate loses a point or fails to build.
 C=$TMP/crowd
 mkdir -p "$C/a-threads"
 cp "$SUBS/threads/lab0.c" "$C/a-threads/"
@@ -144,7 +164,7 @@ for i in 1 2 3 4 5 6; do mkdir -p "$C/good$i" && cp solutions/lab0/lab0.c "$C/go
 if [ "$(id -u)" = 0 ] && ! grep -q "do not each have" "$TMP/crowd.err"; then
     expect_eq "crowd: every classmate full marks" \
         "$(tr -d '\r' <"$C.grades/grades.csv" | sed 1d | cut -d, -f1,2,4 | tr '\n' ' ')" \
-        "a-threads,100,graded good1,100,graded good2,100,graded good3,100,graded good4,100,graded good5,100,graded good6,100,graded "
+        "a-threads,35,graded good1,100,graded good2,100,graded good3,100,graded good4,100,graded good5,100,graded good6,100,graded "
 else
     expect_match "crowd: the batch says what each job lacks" "$(cat "$TMP/crowd.err")" \
         "do not each have"
@@ -154,7 +174,8 @@ fi
 # Without bwrap (FP8LAB_SANDBOX=none, as in a container that refuses it
 # namespaces), Landlock keeps the same view, where the kernel has it.
 L=$TMP/landlock
-for id in good1 include_secret include_solution include_classmate raw_write; do
+for id in good1 include_secret include_solution include_classmate raw_write exit93 raw_open \
+    raw_exec wordexp_shell; do
     mkdir -p "$L/$id" && cp "$SUBS/$id/lab0.c" "$L/$id/"
 done
 FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
@@ -177,6 +198,20 @@ else
     expect_match "no bwrap, no Landlock: the warning says so" "$(cat "$TMP/ll.err")" \
         "no sandbox \\(FP8LAB_SANDBOX=none\\) and no Landlock"
     echo "SKIP: no Landlock in this kernel: the view without bwrap is not checked"
+fi
+
+# The subject holds the submission and the call driver, nothing of the
+# tests: no suite, no reference solution, no goldens' names (DESIGN.md).
+"$GRADER" lab0 --dir "$SUBS/good1" --keep >"$TMP/keep.out" 2>"$TMP/keep.err"
+kept=$(sed -n 's/^grader: the pristine tree is kept in //p' "$TMP/keep.err")
+if [ -n "$kept" ] && [ -f "$kept/subject" ]; then
+    expect_eq "subject: no reference, suite or Check symbol" \
+        "$(nm "$kept/subject" | awk '$3 ~ /^(ref_|gr_golden|gr_seed|srunner|tcase_|suite_)/' | head -3)" ""
+    expect_eq "subject: no golden's name" "$(grep -c -a -e 'decode\.npy' -e 'GRADER_SEED' "$kept/subject")" 0
+    expect_match "subject: it holds the submission" "$(nm "$kept/subject")" " T lab0_decode"
+    rm -rf "$kept"
+else
+    bad "subject: --keep did not keep a stage with a subject ($(cat "$TMP/keep.err"))"
 fi
 
 # Nothing escaped.

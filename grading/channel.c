@@ -1,0 +1,317 @@
+/*
+ * channel.c - the judge's side of the channel (channel.h): starts the
+ * subject, passes calls, and says what went wrong when the subject does not
+ * come back.
+ */
+#define _GNU_SOURCE
+#include "channel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "policy.h"
+#include "suite.h"
+
+/* Bytes after each output block that the call must leave as they were. */
+#define GUARD_BYTES 64
+#define FILL 0xCD
+
+static struct {
+    pid_t pid;
+    int call_fd, reply_fd;
+    unsigned char *base;
+} subject = {-1, -1, -1, NULL};
+
+/* fd moved to 10 or above, close-on-exec (out of the way of 3, 4, 5). */
+static int high_fd(int fd)
+{
+    int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    close(fd);
+    return h;
+}
+
+static sj_header *header(void);
+
+/* In the header's syscall: the subject never started (minus errno). */
+#define NOT_STARTED (-1000)
+
+static void start(void)
+{
+    static char *const argv[] = {"subject", NULL};
+    static char *const envp[] = {"LC_ALL=C", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
+                                 NULL};
+    const char *env = getenv("GRADER_SUBJECT");
+    if (!env || !*env)
+        ck_abort_msg("grader error: GRADER_SUBJECT is not set");
+    /* the judge's own copy, so that the filter's execve compares this
+     * pointer */
+    static char path[4096];
+    snprintf(path, sizeof path, "%s", env);
+
+    int call[2], reply[2];
+    int memfd = memfd_create("arena", MFD_CLOEXEC);
+    /* The arena is a file: the limit on a test's output would stop it. The
+     * grader leaves room for it in the hard limit; the subject, which
+     * cannot change its limits (policy.h), keeps the soft one. */
+    struct rlimit fsize;
+    getrlimit(RLIMIT_FSIZE, &fsize);
+    rlim_t soft = fsize.rlim_cur;
+    fsize.rlim_cur = fsize.rlim_max;
+    setrlimit(RLIMIT_FSIZE, &fsize);
+    int sized = memfd >= 0 ? ftruncate(memfd, (off_t)SJ_ARENA_BYTES) : -1;
+    fsize.rlim_cur = soft;
+    setrlimit(RLIMIT_FSIZE, &fsize);
+    if (memfd < 0 || sized != 0 || pipe(call) != 0 || pipe(reply) != 0)
+        ck_abort_msg("grader error: cannot set up the channel: %s", strerror(errno));
+    memfd = high_fd(memfd);
+    for (int i = 0; i < 2; i++)
+        call[i] = high_fd(call[i]), reply[i] = high_fd(reply[i]);
+    subject.base = mmap(NULL, SJ_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    if (memfd < 0 || call[0] < 0 || call[1] < 0 || reply[0] < 0 || reply[1] < 0 ||
+        subject.base == MAP_FAILED)
+        ck_abort_msg("grader error: cannot set up the channel: %s", strerror(errno));
+    /* Judge and subject take turns, never run at once: on one CPU, each
+     * wakes the other without a trip across CPUs (on a virtual machine,
+     * 100 us against 7). The subject inherits it, and cannot change it. */
+    int cpu = sched_getcpu();
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    if (cpu >= 0 && cpu < CPU_SETSIZE) {
+        CPU_SET(cpu, &one);
+        sched_setaffinity(0, sizeof one, &one);
+    }
+    header()->syscall = -1;
+    /* a write to a subject that has ended fails; it does not end the judge */
+    signal(SIGPIPE, SIG_IGN);
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(126);
+        signal(SIGPIPE, SIG_DFL);
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(call[0], SJ_CALL_FD) < 0 ||
+            dup2(reply[1], SJ_REPLY_FD) < 0 || dup2(memfd, SJ_ARENA_FD) < 0)
+            _exit(126);
+        /* nothing else of the judge's: not Check's own files */
+        close_range(SJ_ARENA_FD + 1, ~0U, 0);
+        /* A failure here is the grader's: the header says so, with errno. */
+        if (gr_policy_start(path) != 0) {
+            header()->syscall = NOT_STARTED - errno;
+            _exit(126);
+        }
+        execve(path, argv, envp);
+        header()->syscall = NOT_STARTED - errno;
+        _exit(127);
+    }
+    if (pid < 0)
+        ck_abort_msg("grader error: cannot start the subject: %s", strerror(errno));
+    close(memfd), close(call[0]), close(reply[1]);
+    subject.pid = pid, subject.call_fd = call[1], subject.reply_fd = reply[0];
+}
+
+static sj_header *header(void) { return (sj_header *)subject.base; }
+
+void sj_begin(sj_call *c, uint32_t fn, const char *name)
+{
+    if (subject.pid < 0)
+        start();
+    memset(c, 0, sizeof *c);
+    c->fn = fn, c->name = name, c->used = SJ_DATA_OFFSET;
+}
+
+static void push(sj_call *c, uint64_t v)
+{
+    if (c->nargs >= SJ_MAX_ARGS)
+        ck_abort_msg("grader error: %s has more than %d arguments", c->name, SJ_MAX_ARGS);
+    c->args[c->nargs++] = v;
+}
+
+void sj_val(sj_call *c, uint64_t v) { push(c, v); }
+
+void sj_f32(sj_call *c, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    push(c, bits);
+}
+
+/* A block of bytes in the arena, followed by a guard; its judge address. */
+static unsigned char *block(sj_call *c, size_t bytes)
+{
+    size_t at = (c->used + 63) & ~(size_t)63;
+    if (bytes > SJ_ARENA_BYTES || at + bytes + GUARD_BYTES > SJ_ARENA_BYTES)
+        ck_abort_msg("grader error: %s's data (%zu bytes) do not fit the channel", c->name,
+                     bytes);
+    c->used = at + bytes + GUARD_BYTES;
+    memset(subject.base + at + bytes, FILL, GUARD_BYTES);
+    return subject.base + at;
+}
+
+void *sj_block(sj_call *c, void *p, size_t bytes, sj_dir dir)
+{
+    if (!p)
+        return NULL;
+    unsigned char *b = block(c, bytes);
+    if (dir == SJ_OUT)
+        memset(b, FILL, bytes);
+    else if (bytes)
+        memcpy(b, p, bytes);
+    if (dir != SJ_IN) {
+        if (c->nouts >= (int)(sizeof c->outs / sizeof c->outs[0]))
+            ck_abort_msg("grader error: %s has too many outputs", c->name);
+        c->outs[c->nouts++] = (sj_out_region){p, (size_t)(b - subject.base), bytes};
+    }
+    return b;
+}
+
+void *sj_in(sj_call *c, const void *p, size_t bytes)
+{
+    void *b = sj_block(c, (void *)p, bytes, SJ_IN);
+    sj_arg_block(c, b);
+    return b;
+}
+
+void *sj_out(sj_call *c, void *p, size_t bytes)
+{
+    void *b = sj_block(c, p, bytes, SJ_OUT);
+    sj_arg_block(c, b);
+    return b;
+}
+
+void *sj_inout(sj_call *c, void *p, size_t bytes)
+{
+    void *b = sj_block(c, p, bytes, SJ_INOUT);
+    sj_arg_block(c, b);
+    return b;
+}
+
+static uint64_t encode(const void *copy)
+{
+    return copy ? (uint64_t)((const unsigned char *)copy - subject.base) + 1 : 0;
+}
+
+void sj_link(sj_call *c, void *field, const void *copy)
+{
+    (void)c;
+    uint64_t v = encode(copy);
+    memcpy(field, &v, sizeof v);
+}
+
+void sj_arg_block(sj_call *c, const void *copy) { push(c, encode(copy)); }
+
+/* Says why the subject did not come back, and fails the test. */
+static void subject_lost(const sj_call *c)
+{
+    int status = 0;
+    pid_t r = 0;
+    for (int i = 0; i < 100 && r == 0; i++) {
+        r = waitpid(subject.pid, &status, WNOHANG);
+        if (r == 0)
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    if (r == 0) { /* it closed the channel and went on */
+        kill(subject.pid, SIGKILL);
+        r = waitpid(subject.pid, &status, 0);
+    }
+    subject.pid = -1;
+    long nr = header()->syscall;
+    if (nr <= NOT_STARTED)
+        ck_abort_msg("grader error: cannot start the subject for %s: %s (seccomp or Landlock "
+                     "refused, or the program is missing)",
+                     c->name, strerror((int)(NOT_STARTED - nr)));
+    if (r > 0 && ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGSYS) ||
+                  (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS))) {
+        const char *name = nr >= 0 ? gr_syscall_name(nr) : NULL;
+        char num[32];
+        snprintf(num, sizeof num, "number %ld", nr);
+        ck_abort_msg("forbidden system call: %s, in %s (a lab function may compute, allocate "
+                     "memory, print and return; it may not open files, start processes or "
+                     "threads, or signal)",
+                     name ? name : nr >= 0 ? num : "(not known)", c->name);
+    }
+    /* A crash or an exit is reported as if the test's own process had
+     * crashed or exited (Check: an error, "Received signal N" or "Early
+     * exit with return value N"), but never with the status that means a
+     * test returned (suite.h): that one is a failure. */
+    if (r > 0 && WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        fprintf(stderr, "grader: %s crashed: %s (signal %d)\n", c->name, strsignal(sig), sig);
+        fflush(NULL);
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    if (r > 0 && WIFEXITED(status)) {
+        int code = WEXITSTATUS(status);
+        fprintf(stderr, "grader: %s ended the program with exit status %d\n", c->name, code);
+        fflush(NULL);
+        if (code != GRADER_SENTINEL)
+            _exit(code);
+        ck_abort_msg("exited early with status %d: the code under test (%s) called exit() (or "
+                     "_exit) instead of returning",
+                     code, c->name);
+    }
+    ck_abort_msg("%s did not return (the grader lost its process)", c->name);
+}
+
+void sj_run(sj_call *c)
+{
+    sj_header *h = header();
+    h->fn = c->fn;
+    h->nargs = c->nargs;
+    memcpy(h->args, c->args, sizeof h->args);
+    memset(h->ret, 0, sizeof h->ret);
+    char reply = 0;
+    ssize_t n;
+    if (write(subject.call_fd, &c->fn, sizeof c->fn) != (ssize_t)sizeof c->fn)
+        subject_lost(c);
+    do
+        n = read(subject.reply_fd, &reply, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1)
+        subject_lost(c);
+    if (reply == '?')
+        ck_abort_msg("grader error: the subject does not know %s (call %u)", c->name, c->fn);
+    if (reply != 'd')
+        ck_abort_msg("%s wrote into the grader's channel (descriptor %d) instead of returning",
+                     c->name, SJ_REPLY_FD);
+    for (int i = 0; i < c->nouts; i++) {
+        const sj_out_region *o = &c->outs[i];
+        memcpy(o->to, subject.base + o->off, o->bytes);
+    }
+    for (int i = 0; i < c->nouts; i++) {
+        const unsigned char *g = subject.base + c->outs[i].off + c->outs[i].bytes;
+        for (int k = 0; k < GUARD_BYTES; k++)
+            if (g[k] != FILL)
+                ck_abort_msg("%s wrote past the end of an output of %zu bytes (byte %d after "
+                             "it)",
+                             c->name, c->outs[i].bytes, k);
+    }
+}
+
+const void *sj_result(const sj_call *c)
+{
+    (void)c;
+    return header()->ret;
+}

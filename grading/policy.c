@@ -1,0 +1,195 @@
+/*
+ * policy.c - the subject's seccomp filters and Landlock ruleset (policy.h).
+ */
+#define _GNU_SOURCE
+#include "policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "landlock.h"
+
+#if defined(__x86_64__)
+#define AUDIT_ARCH_THIS AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_THIS AUDIT_ARCH_AARCH64
+#else
+#error "the grader's seccomp policy knows x86-64 and AArch64 only"
+#endif
+
+#define NR_OFF offsetof(struct seccomp_data, nr)
+#define ARCH_OFF offsetof(struct seccomp_data, arch)
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_HI(i) (ARG_LO(i) + 4)
+
+/* Computing: what a running subject may always do. */
+static const long computing[] = {
+    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_close, SYS_lseek, SYS_fstat,
+    SYS_mmap, SYS_munmap, SYS_mremap, SYS_brk, SYS_mprotect, SYS_madvise,
+    SYS_exit, SYS_exit_group, SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_restart_syscall,
+    SYS_getpid, SYS_gettid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday,
+    SYS_nanosleep, SYS_clock_nanosleep, SYS_futex, SYS_getrandom, SYS_sched_yield,
+    SYS_sched_getaffinity, SYS_getrusage, SYS_times,
+#ifdef SYS_time
+    SYS_time,
+#endif
+};
+
+/* What a static program's start-up adds (glibc's, OpenBLAS's constructor,
+ * and the subject's SIGSYS handler): never needed once main runs. */
+static const long start_up[] = {
+#ifdef SYS_arch_prctl
+    SYS_arch_prctl,
+#endif
+    SYS_set_tid_address, SYS_set_robust_list, SYS_rseq, SYS_mbind, SYS_rt_sigaction,
+    SYS_seccomp,
+};
+
+typedef struct prog {
+    struct sock_filter op[256];
+    int n;
+} prog;
+
+static void emit(prog *p, struct sock_filter f)
+{
+    if (p->n < (int)(sizeof p->op / sizeof p->op[0]))
+        p->op[p->n] = f;
+    p->n++;
+}
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+
+static void load_nr(prog *p) { emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, NR_OFF)); }
+
+static void allow_list(prog *p, const long *nrs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i], 0, 1));
+        emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    }
+}
+
+/* Call nr gets result when argument arg equals value (all 64 bits), and
+ * SECCOMP_RET_TRAP otherwise. Leaves nr loaded. */
+static void when_arg(prog *p, long nr, int arg, uint64_t value, uint32_t result)
+{
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 6));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)value, 0, 3));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(arg)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(value >> 32), 0, 1));
+    emit(p, STMT(BPF_RET | BPF_K, result));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    load_nr(p);
+}
+
+/* Call nr gets result, whatever its arguments. */
+static void always(prog *p, long nr, uint32_t result)
+{
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1));
+    emit(p, STMT(BPF_RET | BPF_K, result));
+}
+
+/* The filter's head: another architecture's calls are killed (their
+ * numbers mean other calls), and so are x32's on x86-64. */
+static void head(prog *p)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARCH_OFF));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_THIS, 1, 0));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+    load_nr(p);
+#ifdef __x86_64__
+    emit(p, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#endif
+}
+
+/* The computing calls, and those allowed with one argument fixed. */
+static void computing_calls(prog *p)
+{
+    allow_list(p, computing, sizeof computing / sizeof computing[0]);
+    /* stdio asks whether its output is a terminal, and fstat's
+     * newfstatat names no path */
+    when_arg(p, SYS_ioctl, 1, TCGETS, SECCOMP_RET_ALLOW);
+#ifdef SYS_newfstatat
+    when_arg(p, SYS_newfstatat, 3, AT_EMPTY_PATH, SECCOMP_RET_ALLOW);
+#endif
+    /* abort() signals the caller itself, and only itself */
+    when_arg(p, SYS_tgkill, 0, (uint64_t)getpid(), SECCOMP_RET_ALLOW);
+    /* getrlimit, never setting one */
+    when_arg(p, SYS_prlimit64, 2, 0, SECCOMP_RET_ALLOW);
+}
+
+static int install(prog *p, int set_no_new_privs)
+{
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    if (p->n > (int)(sizeof p->op / sizeof p->op[0])) {
+        errno = E2BIG;
+        return -1;
+    }
+    struct sock_fprog f = {(unsigned short)p->n, p->op};
+    if (set_no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f);
+}
+
+int gr_policy_start(const char *exec_path)
+{
+    int abi = gr_landlock_abi();
+    if (abi > 0) {
+        int ruleset = gr_landlock_ruleset(abi);
+        if (ruleset < 0 ||
+            gr_landlock_allow(ruleset, abi, exec_path,
+                              LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE) != 0 ||
+            gr_landlock_enforce(ruleset) != 0)
+            return -1;
+    }
+    static prog p;
+    p.n = 0;
+    head(&p);
+    /* the one execve: of this very string, whose address is the judge's */
+    when_arg(&p, SYS_execve, 0, (uint64_t)(uintptr_t)exec_path, SECCOMP_RET_ALLOW);
+    computing_calls(&p);
+    /* prlimit64 may only read here (above); start-up reads it too */
+    allow_list(&p, start_up, sizeof start_up / sizeof start_up[0]);
+    /* glibc's start-up reads /proc/self/exe, and OpenBLAS's the number of
+     * processors: both go on without */
+#ifdef SYS_readlink
+    always(&p, SYS_readlink, SECCOMP_RET_ERRNO | ENOENT);
+#endif
+    always(&p, SYS_readlinkat, SECCOMP_RET_ERRNO | ENOENT);
+    always(&p, SYS_openat, SECCOMP_RET_ERRNO | EACCES);
+    return install(&p, 1);
+}
+
+int gr_policy_lock(void)
+{
+    static prog p;
+    p.n = 0;
+    head(&p);
+    computing_calls(&p);
+    /* no_new_privs is set already, inherited */
+    return install(&p, 0);
+}
+
+#include "syscall_names.h"
+
+const char *gr_syscall_name(long nr)
+{
+    for (size_t i = 0; i < sizeof syscall_names / sizeof syscall_names[0]; i++)
+        if (syscall_names[i].nr == nr)
+            return syscall_names[i].name;
+    return NULL;
+}

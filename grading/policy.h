@@ -1,0 +1,32 @@
+/*
+ * policy.h - what the kernel lets a subject do (DESIGN.md, "The grader":
+ * policy in the kernel, not in symbol names).
+ *
+ * Two seccomp filters, stacked:
+ *   - gr_policy_start, in the judge's child just before it runs the
+ *     subject: computing (memory, time, the channel, ending itself), what a
+ *     static program's start-up needs (an open fails with EACCES there), and
+ *     one execve, of the path at the address given. Landlock, where the
+ *     kernel has it, lets that child read and run the subject's file only.
+ *   - gr_policy_lock, in the subject's main, after the libraries' start-up
+ *     and before any call: computing only.
+ * Any other system call stops the subject with SIGSYS (SECCOMP_RET_TRAP);
+ * the subject's handler records its number in the arena (subject.c).
+ *
+ * The subject is linked statically, so no file is opened to load it, and
+ * nothing of the submission's runs before the first filter is in place.
+ */
+#ifndef FP8LAB_POLICY_H
+#define FP8LAB_POLICY_H
+
+/* Returns 0, or -1 (errno set). exec_path must be the very pointer then
+ * passed to execve. */
+int gr_policy_start(const char *exec_path);
+
+/* Returns 0, or -1 (errno set). */
+int gr_policy_lock(void);
+
+/* The name of system call nr on this machine, or NULL. */
+const char *gr_syscall_name(long nr);
+
+#endif
