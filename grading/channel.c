@@ -57,6 +57,8 @@ static void start(void)
     const char *env = getenv("GRADER_SUBJECT");
     if (!env || !*env)
         ck_abort_msg("grader error: GRADER_SUBJECT is not set");
+    const char *mem = getenv("GRADER_SUBJECT_MEM_MIB");
+    long mem_mib = mem ? atol(mem) : 0;
     /* the judge's own copy, so that the filter's execve compares this
      * pointer */
     static char path[4096];
@@ -111,6 +113,12 @@ static void start(void)
             _exit(126);
         /* nothing else of the judge's: not Check's own files */
         close_range(SJ_ARENA_FD + 1, ~0U, 0);
+        /* The lab's memory limit, on the subject alone (a sanitized judge
+         * cannot run under one; the subject is never sanitized). */
+        if (mem_mib > 0) {
+            struct rlimit as = {(rlim_t)mem_mib << 20, (rlim_t)mem_mib << 20};
+            setrlimit(RLIMIT_AS, &as);
+        }
         /* A failure here is the grader's: the header says so, with errno. */
         if (gr_policy_start(path) != 0) {
             header()->syscall = NOT_STARTED - errno;

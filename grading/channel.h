@@ -18,6 +18,9 @@
  * submission's function; without, a proxy of the lab's own signature for
  * each function, so that the suite still calls lab0_encode(...).
  *
+ * The judge finds the subject's program in GRADER_SUBJECT, and the address
+ * space it may have, in MiB, in GRADER_SUBJECT_MEM_MIB (none when unset).
+ *
  * Not for: lab5, whose tests still run in one process with the submission.
  */
 #ifndef FP8LAB_CHANNEL_H

@@ -961,6 +961,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
                        ? gr_asprintf("%s/grading/%s_judge", o->build, o->lab->name)
                        : gr_asprintf("%s/runner", stage);
     char *env_subject = gr_asprintf("GRADER_SUBJECT=%s/subject", stage);
+    char *env_mem = gr_asprintf("GRADER_SUBJECT_MEM_MIB=%ld", o->lab->mem_limit_mib);
     char *log = gr_asprintf("%s/log/%s.runner", stage, res->test->name);
     /* The one folder this test may write, its own and new: no earlier test
      * can have left anything where this one's output goes. */
@@ -977,6 +978,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
     env[n++] = env_out;
     env[n++] = env_temp;
     env[n++] = env_subject;
+    env[n++] = env_mem;
     env[n] = NULL;
 
     if (mkdir(scratch, 0700) != 0 || gr_sandbox_own(gr_sandbox_get(NULL), scratch, err) != 0) {
@@ -1021,6 +1023,7 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
 out:
     free(runner);
     free(env_subject);
+    free(env_mem);
     free(log);
     free(scratch);
     free(data);
