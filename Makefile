@@ -406,7 +406,10 @@ $(LIBSUBJECT): $(addprefix $(BUILD)/subject/obj/grading/,subject.o policy.o land
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 # A static program needs the libraries' archives: what a lab's code may call.
-SUBJECT_LDLIBS = -static $(BLAS_LIBS) -lm -lpthread
+# gold, where the compiler has it, links lab3's (OpenBLAS, 26 MB) in a third
+# of the time of the default linker.
+SUBJECT_LD := $(shell $(CC) -fuse-ld=gold -Wl,--version >/dev/null 2>&1 && echo -fuse-ld=gold)
+SUBJECT_LDLIBS = $(SUBJECT_LD) -static $(BLAS_LIBS) -lm -lpthread
 
 # How the grader builds a submission, and where the course is, are compiled in
 # (from $(CONFIG) and the variables above: the rules depend on both files).

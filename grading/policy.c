@@ -41,6 +41,9 @@ static const long computing[] = {
     SYS_getpid, SYS_gettid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday,
     SYS_nanosleep, SYS_clock_nanosleep, SYS_futex, SYS_getrandom, SYS_sched_yield,
     SYS_sched_getaffinity, SYS_getrusage, SYS_times,
+    /* glibc's qsort asks the machine's memory (sysinfo) before its first
+     * large sort; OpenBLAS binds its buffer at its first product */
+    SYS_sysinfo, SYS_mbind,
 #ifdef SYS_time
     SYS_time,
 #endif
@@ -52,7 +55,7 @@ static const long start_up[] = {
 #ifdef SYS_arch_prctl
     SYS_arch_prctl,
 #endif
-    SYS_set_tid_address, SYS_set_robust_list, SYS_rseq, SYS_mbind, SYS_rt_sigaction,
+    SYS_set_tid_address, SYS_set_robust_list, SYS_rseq, SYS_rt_sigaction,
     SYS_seccomp,
 };
 
