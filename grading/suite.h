@@ -2,7 +2,9 @@
  * suite.h - what a lab's Check suite (grading/labN_suite.c) is built from.
  *
  * A suite is a table of test functions, one per rubric entry, linked with
- * the submission's object files and grading/runner.c into a test runner.
+ * grading/runner.c, the reference and the lab's call table (its proxies of
+ * the lab's functions, channel.h) into the lab's judge; lab5's, with the
+ * submission's object files into a test runner.
  * The runner makes each test a Check test case of its own, run in a fork of
  * its own, under the rubric's time limit, with what it prints sent to a file;
  * a test passes only by returning normally (see runner.c on exit(0)).
@@ -55,7 +57,7 @@ void gr_golden(const char *file, npy_dtype dtype, int ndim, const size_t *shape,
  * when the grader gave one; 0 when not. A test listed in its rubric's
  * `hidden` then also draws inputs from *seed and checks the submission
  * against the reference solution (lab's functions renamed ref_<name>, linked
- * into every runner). */
+ * into the judge). */
 int gr_seed(uint64_t *seed);
 
 /* gr_seed, then *rng seeded from it on the lab's own stream; 0 (rng

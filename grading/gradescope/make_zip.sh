@@ -1,7 +1,7 @@
 #!/bin/sh
 # make_zip.sh - Gradescope's autograder zip for one lab (what `make
 # gradescope-LAB` runs): setup.sh and run_autograder from grading/gradescope,
-# the course with its solutions (every runner links the reference, for
+# the course with its solutions (every judge links the reference, for
 # hidden inputs) and, for hidden inputs, the seed in a file of its own.
 #
 #   sh grading/gradescope/make_zip.sh OUT LAB STUDENT_FILE

@@ -37,7 +37,7 @@ for f in setup.sh run_autograder; do
 done
 [ -f "$AG/source/course/data/golden/lab0/decode.npy" ] && ok || bad "the zip has no goldens"
 [ -f "$AG/source/course/solutions/lab0/lab0.c" ] && ok ||
-    bad "the zip lacks the reference solution the runners link"
+    bad "the zip lacks the reference solution the judges link"
 grep -q 'lab=lab0$' "$AG/source/run_autograder" && ok || bad "run_autograder: not for lab0"
 expect_eq "the zip's seed, exactly" "$(cat "$AG/source/seed" 2>&1)" "spring term/7 & bob's \$HOME"
 grep -q "spring" "$AG/source/run_autograder" && bad "run_autograder holds the seed" || ok
