@@ -49,6 +49,47 @@ static sj_header *header(void);
 /* In the header's syscall: the subject never started (minus errno). */
 #define NOT_STARTED (-1000)
 
+/* Whether err is the machine running short for a moment. */
+static int short_of_resources(int err)
+{
+    return err == EAGAIN || err == ENOMEM || err == EMFILE || err == ENFILE;
+}
+
+/* The judge ran short of processes or memory: its error, not the test's
+ * (suite.h). */
+static void judge_short(const char *what)
+{
+    fprintf(stderr, "grader: the judge could not %s: %s\n", what, strerror(errno));
+    fflush(NULL);
+    _exit(GRADER_JUDGE_SHORT);
+}
+
+/* fork, tried again for 50 ms to 1.6 s while the machine is short. For the
+ * grader's own tests, FP8LAB_TEST_JUDGE_SHORT=N fails the first N tries as
+ * if it were. */
+static pid_t fork_patiently(void)
+{
+    const char *test = getenv("FP8LAB_TEST_JUDGE_SHORT");
+    int fail = test ? atoi(test) : 0;
+    pid_t pid = -1;
+    for (int tries = 0; tries < 7; tries++) {
+        if (tries > 0) {
+            struct timespec wait = {0, (50L * 1000 * 1000) << (tries < 5 ? tries - 1 : 4)};
+            wait.tv_sec = wait.tv_nsec / 1000000000L;
+            wait.tv_nsec %= 1000000000L;
+            nanosleep(&wait, NULL);
+        }
+        if (tries < fail) {
+            errno = EAGAIN;
+            continue;
+        }
+        pid = fork();
+        if (pid >= 0 || !short_of_resources(errno))
+            break;
+    }
+    return pid;
+}
+
 static void start(void)
 {
     static char *const argv[] = {"subject", NULL};
@@ -66,6 +107,8 @@ static void start(void)
 
     int call[2], reply[2];
     int memfd = memfd_create("arena", MFD_CLOEXEC);
+    if (memfd < 0 && short_of_resources(errno))
+        judge_short("create the channel's arena");
     /* The arena is a file: the limit on a test's output would stop it. The
      * grader leaves room for it in the hard limit; the subject, which
      * cannot change its limits (policy.h), keeps the soft one. */
@@ -77,12 +120,17 @@ static void start(void)
     int sized = memfd >= 0 ? ftruncate(memfd, (off_t)SJ_ARENA_BYTES) : -1;
     fsize.rlim_cur = soft;
     setrlimit(RLIMIT_FSIZE, &fsize);
-    if (memfd < 0 || sized != 0 || pipe(call) != 0 || pipe(reply) != 0)
+    int piped = memfd >= 0 && sized == 0 && pipe(call) == 0 && pipe(reply) == 0;
+    if (memfd >= 0 && sized == 0 && !piped && short_of_resources(errno))
+        judge_short("create the channel's pipes");
+    if (!piped)
         ck_abort_msg("grader error: cannot set up the channel: %s", strerror(errno));
     memfd = high_fd(memfd);
     for (int i = 0; i < 2; i++)
         call[i] = high_fd(call[i]), reply[i] = high_fd(reply[i]);
     subject.base = mmap(NULL, SJ_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    if (subject.base == MAP_FAILED && errno == ENOMEM)
+        judge_short("map the channel's arena");
     if (memfd < 0 || call[0] < 0 || call[1] < 0 || reply[0] < 0 || reply[1] < 0 ||
         subject.base == MAP_FAILED)
         ck_abort_msg("grader error: cannot set up the channel: %s", strerror(errno));
@@ -101,7 +149,9 @@ static void start(void)
     signal(SIGPIPE, SIG_IGN);
     fflush(NULL);
     pid_t parent = getpid();
-    pid_t pid = fork();
+    pid_t pid = fork_patiently();
+    if (pid < 0 && short_of_resources(errno))
+        judge_short("start the subject");
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
@@ -274,7 +324,7 @@ static void subject_lost(const sj_call *c)
         int code = WEXITSTATUS(status);
         fprintf(stderr, "grader: %s ended the program with exit status %d\n", c->name, code);
         fflush(NULL);
-        if (code != GRADER_SENTINEL)
+        if (code != GRADER_SENTINEL && code != GRADER_JUDGE_SHORT)
             _exit(code);
         ck_abort_msg("exited early with status %d: the code under test (%s) called exit() (or "
                      "_exit) instead of returning",

@@ -906,6 +906,10 @@ static int parse_result(const gr_options *o, gr_result *res, char *text, lab_err
         unescape(fields[3]);
         if (strcmp(res->test->name, fields[1]) != 0)
             continue;
+        char short_of[64];
+        snprintf(short_of, sizeof short_of, "Early exit with return value %d", GRADER_JUDGE_SHORT);
+        if (strcmp(fields[2], "error") == 0 && strcmp(fields[3], short_of) == 0)
+            return 2; /* the judge's own failing, not the test's (suite.h) */
         if (strcmp(fields[2], "pass") == 0) {
             res->status = GR_PASS;
         } else if (strcmp(fields[2], "failure") == 0) {
@@ -951,8 +955,8 @@ static void check_output(const char *stage, gr_result *res)
  * does to the process (even to Check's own bookkeeping, which a child could
  * overwrite) costs only this test.
  */
-static int run_one(const gr_options *o, const char *stage, char **envp, gr_result *res,
-                   lab_error *err)
+static int run_one_try(const gr_options *o, const char *stage, char **envp, gr_result *res,
+                       lab_error *err)
 {
     double budget = 5.0 + res->test->timeout_s * timeout_multiplier();
     /* A split lab's runner is its judge, the same for every submission,
@@ -1009,6 +1013,8 @@ static int run_one(const gr_options *o, const char *stage, char **envp, gr_resul
     int status = wait_until(pid, deadline, &timed_out);
     rc = text ? parse_result(o, res, text, err) : lab_errorf(err, "out of memory");
     free(text);
+    if (rc == 2)
+        goto out;
     if (rc == 0) {
         char why[160];
         runner_status_text(why, sizeof why, status, timed_out, budget);
@@ -1030,6 +1036,25 @@ out:
     free(env_out);
     free(env_temp);
     return rc;
+}
+
+/* run_one_try, again while the judge reports that it ran short of
+ * processes or memory (suite.h): three times, then the grader's error. */
+static int run_one(const gr_options *o, const char *stage, char **envp, gr_result *res,
+                   lab_error *err)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        int rc = run_one_try(o, stage, envp, res, err);
+        if (rc != 2)
+            return rc;
+        char *scratch = gr_asprintf("%s/out/%s", stage, res->test->name);
+        gr_remove_tree(scratch);
+        free(scratch);
+    }
+    return lab_errorf(err, "the %s judge could not start the submission's process for %s: "
+                      "this machine was short of processes or memory, three times (a grader "
+                      "error: grade it again)",
+                      o->lab->name, res->test->name);
 }
 
 /* "CUDA_VISIBLE_DEVICES=..." as the grader has it (which GPUs a CUDA lab's
@@ -1058,13 +1083,19 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
         envp[n++] = env_seed;
     if (env_gpus)
         envp[n++] = env_gpus;
+    /* the grader's own tests: a judge that runs short (channel.c) */
+    char *env_short = getenv("FP8LAB_TEST_JUDGE_SHORT")
+                          ? gr_asprintf("FP8LAB_TEST_JUDGE_SHORT=%s", getenv("FP8LAB_TEST_JUDGE_SHORT"))
+                          : NULL;
+    if (env_short)
+        envp[n++] = env_short;
     envp[n] = NULL;
     int rc = 0;
     for (int i = 0; i < r->nresults && rc == 0; i++)
         if (r->results[i].status != GR_SKIPPED)
             rc = run_one(o, stage, envp, &r->results[i], err);
     free(env_golden), free(env_show), free(env_mult), free(env_seed);
-    free(env_gpus);
+    free(env_gpus), free(env_short);
     return rc;
 }
 

@@ -10,6 +10,15 @@
 #ifndef FP8LAB_RUBRIC_H
 #define FP8LAB_RUBRIC_H
 
+/* The exit status of a test's process when the test returned normally,
+ * and only then (runner.c): no other way out of a test may use it. */
+#define GRADER_SENTINEL 93
+/* The exit status of a test's process when the judge itself ran short of
+ * processes or memory, even after waiting (channel.c): the grader's error,
+ * retried (grade.c), never the student's lost point. The subject's own exit
+ * is never passed on with either status. */
+#define GRADER_JUDGE_SHORT 94
+
 typedef struct grader_test {
     const char *name;    /* what --test takes and the Check test case's name */
     int points;

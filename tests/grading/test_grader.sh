@@ -183,6 +183,17 @@ else
     bad "--keep: no subject in '$stage', or no judge at $judge"
 fi
 
+# The judge short of processes for a moment (FP8LAB_TEST_JUDGE_SHORT=N:
+# its first N forks fail with EAGAIN) waits and tries again; short for good,
+# it is the grader's error (exit 2), retried, never the student's lost point.
+FP8LAB_TEST_JUDGE_SHORT=2 "$GRADER" lab0 --solution --test limits >"$TMP/short.out" 2>&1
+expect_eq "judge short for a moment: exit status" "$?" 0
+expect_match "judge short for a moment: full marks" "$(cat "$TMP/short.out")" "Score: 10/10"
+FP8LAB_TEST_JUDGE_SHORT=99 "$GRADER" lab0 --solution --test limits >"$TMP/short.out" 2>&1
+expect_eq "judge short for good: exit status" "$?" 2
+expect_match "judge short for good: the grader's error" "$(cat "$TMP/short.out")" \
+    "judge could not start the submission's process for limits: .*three times \\(a grader error"
+
 # ---- options -------------------------------------------------------------------------
 
 grade one lab0 --solution --test encode_nan
