@@ -193,8 +193,9 @@ SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
 # The labs whose tests call the submission in a subject (channel.h): those
 # with a call table.
 SPLIT_LABS  := $(patsubst grading/%_calls.c,%,$(wildcard grading/lab*_calls.c))
+SUBJECT_LIB  = $(LIB_SRCS:%.c=$(BUILD)/subject/obj/%.o)
 SPLIT_PARTS  = $(foreach lab,$(SPLIT_LABS),$(BUILD)/grading/$(lab)_judge \
-               $(BUILD)/grading/$(lab)_subject.o) $(if $(SPLIT_LABS),$(LIBSUBJECT))
+               $(BUILD)/grading/$(lab)_subject.o) $(if $(SPLIT_LABS),$(LIBSUBJECT) $(SUBJECT_LIB))
 GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
                $(SPLIT_PARTS) $(LIB) $(if $(LAB5_BUILT),$(BUILD)/grading/lab5_suite.o \
                $(BUILD)/grading/lab5_reference.o $(GPUPROBE))
@@ -278,7 +279,7 @@ GRADER_CORE := $(GRADER_BIN) $(LIBGRADING) $(LIB)
 grader_of = $(GRADER_CORE) $(if $(filter $(CUDA_LABS),$(1)),\
     $(if $(LAB5_BUILT),$(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o $(GPUPROBE)),\
     $(if $(filter $(SPLIT_LABS),$(1)),\
-    $(BUILD)/grading/$(1)_judge $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT),\
+    $(BUILD)/grading/$(1)_judge $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT) $(SUBJECT_LIB),\
     $(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o))
 grader: $(GRADER_ALL)
 $(foreach lab,$(GRADED_LABS),$(eval grader-$(lab): $(call grader_of,$(lab))))
@@ -395,14 +396,14 @@ $(BUILD)/obj/grading/policy.o $(BUILD)/subject/obj/grading/policy.o: ALL_CPPFLAG
 # The subject's side (channel.h): what the grader links with a submission
 # into one static program, built without the sanitizers (which cannot run
 # under the subject's seccomp filter, nor link statically): the subject's
-# main, its policy, each lab's call table, and the course's library.
+# main, its policy, each lab's call table, and the modules of the course's
+# library that the lab's rubric names (.library), one object each.
 SUBJECT_CFLAGS = $(ALL_CPPFLAGS) -Igrading -DGR_SUBJECT $(BLAS_CFLAGS) \
                  $(filter-out $(SANFLAGS),$(ALL_CFLAGS))
 $(BUILD)/subject/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(SUBJECT_CFLAGS) -MMD -MP -c $< -o $@
-$(LIBSUBJECT): $(addprefix $(BUILD)/subject/obj/grading/,subject.o policy.o landlock.o) \
-    $(LIB_SRCS:%.c=$(BUILD)/subject/obj/%.o)
+$(LIBSUBJECT): $(addprefix $(BUILD)/subject/obj/grading/,subject.o policy.o landlock.o)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 # A static program needs the libraries' archives: what a lab's code may call.

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -46,8 +47,8 @@ static int high_fd(int fd)
 
 static sj_header *header(void);
 
-/* In the header's syscall: the subject never started (minus errno). */
-#define NOT_STARTED (-1000)
+/* Debian's nobody, for a subject the judge would start as root. */
+#define NOBODY 65534
 
 /* Whether err is the machine running short for a moment. */
 static int short_of_resources(int err)
@@ -90,11 +91,52 @@ static pid_t fork_patiently(void)
     return pid;
 }
 
-static void start(void)
+/* In the child: the subject's descriptors, limits, user and filters, then
+ * the subject itself. A failure is written, as errno, to status_fd. */
+static void run_subject(pid_t parent, const char *path, int call_fd, int reply_fd, int memfd,
+                        long mem_mib, int status_fd)
 {
     static char *const argv[] = {"subject", NULL};
     static char *const envp[] = {"LC_ALL=C", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
                                  NULL};
+    int err = 0;
+    signal(SIGPIPE, SIG_DFL);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(call_fd, SJ_CALL_FD) < 0 ||
+        dup2(reply_fd, SJ_REPLY_FD) < 0 || dup2(memfd, SJ_ARENA_FD) < 0 ||
+        dup2(status_fd, SJ_ARENA_FD + 1) < 0 || fcntl(SJ_ARENA_FD + 1, F_SETFD, FD_CLOEXEC) < 0)
+        goto failed;
+    status_fd = SJ_ARENA_FD + 1;
+    /* nothing else of the judge's: not Check's own files */
+    close_range(SJ_ARENA_FD + 2, ~0U, 0);
+    /* The lab's memory limit, on the subject alone (a sanitized judge
+     * cannot run under one; the subject is never sanitized). */
+    if (mem_mib > 0) {
+        struct rlimit as = {(rlim_t)mem_mib << 20, (rlim_t)mem_mib << 20};
+        if (setrlimit(RLIMIT_AS, &as) != 0)
+            goto failed;
+    }
+    /* A judge left as root (no sandbox to drop it: FP8LAB_SANDBOX=none, a
+     * container) runs the subject as nobody, with no capability. */
+    if (geteuid() == 0 &&
+        (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0))
+        goto failed;
+    /* after any change of user, which clears it */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(126);
+    if (gr_policy_start(path) != 0)
+        goto failed;
+    execve(path, argv, envp);
+failed:
+    err = errno;
+    if (write(status_fd, &err, sizeof err) < 0)
+        _exit(127);
+    _exit(126);
+}
+
+static void start(void)
+{
     const char *env = getenv("GRADER_SUBJECT");
     if (!env || !*env)
         ck_abort_msg("grader error: GRADER_SUBJECT is not set");
@@ -145,6 +187,15 @@ static void start(void)
         sched_setaffinity(0, sizeof one, &one);
     }
     header()->syscall = -1;
+    /* What went wrong before the subject ran, from its child: an errno on
+     * a pipe that a successful execve closes. The subject can write the
+     * arena, so the arena never says it. */
+    int status_pipe[2];
+    if (pipe2(status_pipe, O_CLOEXEC) != 0) {
+        if (short_of_resources(errno))
+            judge_short("create the channel's pipes");
+        ck_abort_msg("grader error: cannot set up the channel: %s", strerror(errno));
+    }
     /* a write to a subject that has ended fails; it does not end the judge */
     signal(SIGPIPE, SIG_IGN);
     fflush(NULL);
@@ -152,36 +203,29 @@ static void start(void)
     pid_t pid = fork_patiently();
     if (pid < 0 && short_of_resources(errno))
         judge_short("start the subject");
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(126);
-        signal(SIGPIPE, SIG_DFL);
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(call[0], SJ_CALL_FD) < 0 ||
-            dup2(reply[1], SJ_REPLY_FD) < 0 || dup2(memfd, SJ_ARENA_FD) < 0)
-            _exit(126);
-        /* nothing else of the judge's: not Check's own files */
-        close_range(SJ_ARENA_FD + 1, ~0U, 0);
-        /* The lab's memory limit, on the subject alone (a sanitized judge
-         * cannot run under one; the subject is never sanitized). */
-        if (mem_mib > 0) {
-            struct rlimit as = {(rlim_t)mem_mib << 20, (rlim_t)mem_mib << 20};
-            setrlimit(RLIMIT_AS, &as);
-        }
-        /* A failure here is the grader's: the header says so, with errno. */
-        if (gr_policy_start(path) != 0) {
-            header()->syscall = NOT_STARTED - errno;
-            _exit(126);
-        }
-        execve(path, argv, envp);
-        header()->syscall = NOT_STARTED - errno;
-        _exit(127);
-    }
+    if (pid == 0)
+        run_subject(parent, path, call[0], reply[1], memfd, mem_mib, status_pipe[1]);
     if (pid < 0)
         ck_abort_msg("grader error: cannot start the subject: %s", strerror(errno));
-    close(memfd), close(call[0]), close(reply[1]);
+    close(memfd), close(call[0]), close(reply[1]), close(status_pipe[1]);
     subject.pid = pid, subject.call_fd = call[1], subject.reply_fd = reply[0];
+    int child_errno = 0;
+    ssize_t n;
+    do
+        n = read(status_pipe[0], &child_errno, sizeof child_errno);
+    while (n < 0 && errno == EINTR);
+    close(status_pipe[0]);
+    if (n == (ssize_t)sizeof child_errno) {
+        waitpid(pid, NULL, 0);
+        subject.pid = -1;
+        if (short_of_resources(child_errno)) {
+            errno = child_errno;
+            judge_short("start the subject");
+        }
+        ck_abort_msg("grader error: cannot start the subject: %s (seccomp, Landlock or the "
+                     "drop to nobody refused, or the program is missing)",
+                     strerror(child_errno));
+    }
 }
 
 static sj_header *header(void) { return (sj_header *)subject.base; }
@@ -290,10 +334,6 @@ static void subject_lost(const sj_call *c)
     }
     subject.pid = -1;
     long nr = header()->syscall;
-    if (nr <= NOT_STARTED)
-        ck_abort_msg("grader error: cannot start the subject for %s: %s (seccomp or Landlock "
-                     "refused, or the program is missing)",
-                     c->name, strerror((int)(NOT_STARTED - nr)));
     if (r > 0 && ((WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGSYS) ||
                   (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS))) {
         const char *name = nr >= 0 ? gr_syscall_name(nr) : NULL;
@@ -349,11 +389,14 @@ void sj_run(sj_call *c)
     while (n < 0 && errno == EINTR);
     if (n != 1)
         subject_lost(c);
-    if (reply == '?')
-        ck_abort_msg("grader error: the subject does not know %s (call %u)", c->name, c->fn);
+    /* '?' is the subject's "no such call", which the grader's own tests
+     * would show; the submission can write it too, so it is not taken as
+     * the grader's error. */
     if (reply != 'd')
-        ck_abort_msg("%s wrote into the grader's channel (descriptor %d) instead of returning",
-                     c->name, SJ_REPLY_FD);
+        ck_abort_msg("%s did not answer as the subject does (reply 0x%02x): the call is not "
+                     "in the subject, or the code wrote into the grader's channel (descriptor "
+                     "%d)",
+                     c->name, (unsigned char)reply, SJ_REPLY_FD);
     for (int i = 0; i < c->nouts; i++) {
         const sj_out_region *o = &c->outs[i];
         memcpy(o->to, subject.base + o->off, o->bytes);

@@ -472,6 +472,50 @@ static const char *const forbidden_sections[] = {
 };
 
 /*
+ * Appends to out a line for each symbol of the object whose name holds a
+ * space or a control character, which no C name does: it would split nm's
+ * line (name type value size) and hide its type from check_symbols.
+ * Returns the number of such names.
+ */
+static int odd_symbol_names(FILE *f, const Elf64_Shdr *sh, int nsh, const char *file, FILE *out)
+{
+    int odd = 0;
+    for (int i = 0; i < nsh; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= (unsigned)nsh ||
+            sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_size > (64u << 20))
+            continue;
+        const Elf64_Shdr *str = &sh[sh[i].sh_link];
+        if (str->sh_size > (64u << 20))
+            continue;
+        size_t nsym = sh[i].sh_size / sizeof(Elf64_Sym);
+        Elf64_Sym *syms = malloc(sh[i].sh_size + 1);
+        char *names = calloc(1, str->sh_size + 1);
+        if (syms && names && fseek(f, (long)sh[i].sh_offset, SEEK_SET) == 0 &&
+            fread(syms, sizeof *syms, nsym, f) == nsym &&
+            fseek(f, (long)str->sh_offset, SEEK_SET) == 0 &&
+            fread(names, 1, str->sh_size, f) == str->sh_size) {
+            for (size_t k = 0; k < nsym; k++) {
+                if (syms[k].st_name >= str->sh_size)
+                    continue;
+                const char *name = names + syms[k].st_name;
+                for (const char *c = name; *c; c++) {
+                    if (*c == ' ' || (unsigned char)*c < 0x20 || *c == 0x7f) {
+                        fprintf(out, "%s: has a symbol whose name is not a C name (\"%.40s\" "
+                                "holds a space or a control character), which no submission "
+                                "may\n", file, name);
+                        odd++;
+                        break;
+                    }
+                }
+            }
+        }
+        free(syms);
+        free(names);
+    }
+    return odd;
+}
+
+/*
  * Reads the section names of the ELF object obj and appends to out a line
  * for each that would run the submission's code outside the tests (a
  * constructor or destructor). Returns 0 when there is none, -1 otherwise or
@@ -520,6 +564,8 @@ static int check_sections(const char *obj, const char *file, FILE *out, int cuda
             }
         }
     }
+    if (rc >= 0 && odd_symbol_names(f, sh, eh.e_shnum, file, out) != 0)
+        rc = -2;
     if (rc == -1)
         fprintf(out, "%s: the grader could not read its sections\n", file);
     rc = rc == 0 ? 0 : -1;
@@ -692,7 +738,15 @@ static int build_runner(const gr_options *o, const char *stage)
     char *subject = gr_asprintf("%s/subject", stage);
     char *calls = gr_asprintf("%s/grading/%s_subject.o", o->build, o->lab->name);
     char *libsubject = gr_asprintf("%s/grading/libsubject.a", o->build);
-    const char *const subject_view[] = {calls, libsubject, NULL};
+    /* the modules of the course's library the lab names, and no more */
+    char *library[16] = {0};
+    int nlibrary = 0;
+    for (int i = 0; o->lab->library && o->lab->library[i] && nlibrary < 13; i++)
+        library[nlibrary++] =
+            gr_asprintf("%s/subject/obj/common/%s.o", o->build, o->lab->library[i]);
+    const char *subject_view[16] = {calls, libsubject};
+    for (int i = 0; i < nlibrary; i++)
+        subject_view[2 + i] = library[i];
     char *objs[32], *plains[32];
     int nobj = 0, rc = 0;
 
@@ -733,6 +787,8 @@ static int build_runner(const gr_options *o, const char *stage)
         for (int i = 0; i < nobj; i++)
             link[1 + i] = GRADER_SANITIZE ? plains[i] : objs[i];
         link[nlink++] = calls;
+        for (int i = 0; i < nlibrary; i++)
+            link[nlink++] = library[i];
         link[nlink++] = libsubject;
         push_words(link, &nlink, 250, sl);
         link[nlink++] = "-o";
@@ -777,6 +833,8 @@ static int build_runner(const gr_options *o, const char *stage)
     for (int i = 0; i < nobj; i++)
         free(objs[i]), free(plains[i]);
     free(subject), free(calls), free(libsubject);
+    for (int i = 0; i < nlibrary; i++)
+        free(library[i]);
     free(log), free(runner), free(suite), free(reference), free(libgrading), free(libfp8);
     free(inc_src), free(inc_common), free(common);
     return rc;

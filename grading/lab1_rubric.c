@@ -9,6 +9,8 @@
 
 static const char *const student_files[] = {"lab1.c", 0};
 static const char *const provided_files[] = {"lab1.h", 0};
+/* The course's codec, which lab1 builds on. */
+static const char *const library[] = {"fp8", "rng", 0};
 static const char *const forbidden[] = {"delayed_*", 0};
 /* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
 static const char *const hidden[] = {"cast_counts", 0};
@@ -50,6 +52,7 @@ const grader_lab lab1_rubric = {
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
     .forbidden = forbidden,
+    .library = library,
     .hidden = hidden,
     .forbidden_why = "the course's delayed scaler (delayed.h) is what lab1 asks you to write",
     .tests = tests,

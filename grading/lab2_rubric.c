@@ -39,6 +39,8 @@ static const grader_test tests[] = {
 };
 
 /* Why these: the statistics are the exercise, not a call to someone else's. */
+/* The course's codec, which lab2 builds on. */
+static const char *const library[] = {"fp8", "rng", 0};
 static const char *const forbidden[] = {"stats_*", 0};
 /* Under --seed, these also check tensors drawn from the seed (hidden inputs). */
 static const char *const hidden[] = {"stats_counts",    "stats_extremes", "stats_range",
@@ -52,6 +54,7 @@ const grader_lab lab2_rubric = {
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
     .forbidden = forbidden,
+    .library = library,
     .hidden = hidden,
     .forbidden_why = "lab2 asks you to compute the statistics yourself, not with common/stats.h",
     .tests = tests,

@@ -44,12 +44,16 @@ static const grader_test tests[] = {
 /* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
 static const char *const hidden[] = {"cast_e4m3", "cast_e5m2", 0};
 
+/* The course's codec and delayed scaler, which lab3 builds on. */
+static const char *const library[] = {"fp8", "rng", "delayed", 0};
+
 const grader_lab lab3_rubric = {
     .name = "lab3",
     .title = "The FP8 MLP training loop",
     .student_files = student_files,
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
+    .library = library,
     .hidden = hidden,
     .tests = tests,
     .ntests = GRADER_COUNT(tests),

@@ -43,7 +43,8 @@ static const grader_test tests[] = {
     {"nvfp4_dequantize", 4, "NVFP4 decoding", S7, 5, 0, NULL},
 };
 
-/* The course's MX library is what lab4 asks for. */
+/* The course's codec; its MX library is what lab4 asks for. */
+static const char *const library[] = {"fp8", "rng", 0};
 static const char *const forbidden[] = {"mx_*", 0};
 
 /* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
@@ -56,6 +57,7 @@ const grader_lab lab4_rubric = {
     .provided_files = provided_files,
     .mem_limit_mib = 1024,
     .forbidden = forbidden,
+    .library = library,
     .forbidden_why = "the course's MX quantizer (common/mx.h) is what lab4 asks you to write",
     .hidden = hidden,
     .tests = tests,

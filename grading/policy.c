@@ -36,14 +36,14 @@
 /* Computing: what a running subject may always do. */
 static const long computing[] = {
     SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_close, SYS_lseek, SYS_fstat,
-    SYS_mmap, SYS_munmap, SYS_mremap, SYS_brk, SYS_mprotect, SYS_madvise,
+    SYS_mmap, SYS_munmap, SYS_mremap, SYS_brk, SYS_mprotect,
     SYS_exit, SYS_exit_group, SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_restart_syscall,
     SYS_getpid, SYS_gettid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid, SYS_clock_gettime, SYS_clock_getres, SYS_gettimeofday,
     SYS_nanosleep, SYS_clock_nanosleep, SYS_futex, SYS_getrandom, SYS_sched_yield,
     SYS_sched_getaffinity, SYS_getrusage, SYS_times,
     /* glibc's qsort asks the machine's memory (sysinfo) before its first
-     * large sort; OpenBLAS binds its buffer at its first product */
-    SYS_sysinfo, SYS_mbind,
+     * large sort */
+    SYS_sysinfo,
 #ifdef SYS_time
     SYS_time,
 #endif
@@ -98,6 +98,20 @@ static void when_arg(prog *p, long nr, int arg, uint64_t value, uint32_t result)
     load_nr(p);
 }
 
+/* Call nr is allowed when argument arg, as an unsigned 64-bit number, is
+ * at most max; SECCOMP_RET_TRAP otherwise. Leaves nr loaded. */
+static void when_arg_at_most(prog *p, long nr, int arg, uint32_t max)
+{
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 6));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(arg)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+    emit(p, JUMP(BPF_JMP | BPF_JGT | BPF_K, max, 1, 0));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    load_nr(p);
+}
+
 /* Call nr gets result, whatever its arguments. */
 static void always(prog *p, long nr, uint32_t result)
 {
@@ -133,6 +147,14 @@ static void computing_calls(prog *p)
     when_arg(p, SYS_tgkill, 0, (uint64_t)getpid(), SECCOMP_RET_ALLOW);
     /* getrlimit, never setting one */
     when_arg(p, SYS_prlimit64, 2, 0, SECCOMP_RET_ALLOW);
+    /* advice about its own memory (malloc's), up to MADV_POPULATE_WRITE
+     * (23): not MADV_HWPOISON or MADV_SOFT_OFFLINE (100, 101), which a
+     * subject left with root's capabilities could use on the machine */
+    when_arg_at_most(p, SYS_madvise, 2, 23);
+    /* OpenBLAS binds its buffer at its first product: a memory policy for
+     * its own pages, flags 0 (no MPOL_MF_MOVE_ALL, which moves pages that
+     * other processes share) */
+    when_arg(p, SYS_mbind, 5, 0, SECCOMP_RET_ALLOW);
 }
 
 static int install(prog *p, int set_no_new_privs)

@@ -46,6 +46,10 @@ typedef struct grader_lab {
      * and why, for the build log. */
     const char *const *forbidden;
     const char *forbidden_why;
+    /* The modules of the course's library (common/NAME.c) linked into the
+     * lab's subject (channel.h), NULL-terminated, or NULL: none. Nothing
+     * else of the library is there to call. */
+    const char *const *library;
     /* The tests that, given a seed (./grader --seed), also draw inputs from
      * it and check the submission against the reference solution on them
      * (hidden inputs), NULL-terminated. */

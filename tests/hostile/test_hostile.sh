@@ -97,6 +97,11 @@ graded wordexp_shell 80 "decode_e4m3 decode_e5m2" "^forbidden system call: (pipe
 encode_tests="encode_exact encode_rne encode_subnormal encode_saturate encode_overflow_nosat encode_nan encode_random"
 graded threads 35 "$encode_tests" "^forbidden system call: (rt_sigaction|clone3?|mmap)"
 graded seed_leak 80 "decode_e4m3 decode_e5m2" "expected"
+# What the subject writes into the arena or the reply pipe is its own
+# claim: never the grader's error.
+graded forge_header 80 "decode_e4m3 decode_e5m2" "exited early with status 1"
+graded forge_reply 80 "decode_e4m3 decode_e5m2" "^lab0_decode did not answer as the subject does"
+expect_eq "no report says the grader erred" "$(grep -l 'grader error' "$R"/*.json | wc -l | tr -d ' ')" 0
 seen=$("$GRADER" lab0 --dir "$SUBS/seed_leak" --seed "$SEED" -v --format json 2>/dev/null |
     jq -r '.tests[0].output')
 expect_match "seed_leak: its output (-v) shows no seed" "$seen" "seed: \\(none\\)"
@@ -120,6 +125,9 @@ refused read_golden "uses fopen"
 refused kill_parent "uses (kill|getppid)"
 refused codec "uses fp8_encode"
 refused call_reference "uses ref_lab0_encode"
+# lab0's subject links none of the course's library (the rubric's .library).
+refused library_reach "undefined (symbol|reference).*mx_dequantize"
+refused ifunc_space "symbol whose name is not a C name \\(\"early x\" holds a space"
 refused early_exit "has a constructor or destructor"
 refused forge_early "has a constructor or destructor"
 refused global_name "defines fclose, a global name: only lab0_\\* names may be global"
