@@ -124,12 +124,15 @@ static void put_layer(sj_call *c, lab3_linear *L, unsigned updated)
 }
 
 /* After sj_run: L's own pointers back, from keep, where the copy-back
- * wrote the subject's. */
+ * wrote the subject's; and its shape, which sizes the next call's copies:
+ * a shape the subject changed would have the judge copy past the end of
+ * its own buffers, into the arena. */
 static void restore_layer(lab3_linear *L, lab3_linear *keep)
 {
     float **f[LAYER_BUFFERS], **k[LAYER_BUFFERS];
     if (!L)
         return;
+    L->in = keep->in, L->out = keep->out, L->max_batch = keep->max_batch;
     layer_fields(L, f);
     layer_fields(keep, k);
     for (int i = 0; i < LAYER_BUFFERS; i++)
@@ -253,6 +256,7 @@ lab3_step lab3_train_step(lab3_mlp *m, const float *x, const uint8_t *labels, si
         lab3_mlp keep = *m;
         float **f[MODEL_BUFFERS], **k[MODEL_BUFFERS];
         *m = *copy;
+        m->hidden = keep.hidden, m->max_batch = keep.max_batch;
         restore_layer(&m->l1, &keep.l1);
         restore_layer(&m->l2, &keep.l2);
         model_fields(m, f);
