@@ -18,12 +18,17 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <linux/landlock.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <check.h>
 
+#include "landlock.h"
 #include "policy.h"
 #include "suite.h"
 
@@ -91,6 +96,39 @@ static pid_t fork_patiently(void)
     return pid;
 }
 
+/* Whether this process has no capability, and none that an execve could
+ * give back (its bounding set is empty). */
+static int powerless(void)
+{
+    struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &head, data) != 0)
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (data[i].effective || data[i].permitted || data[i].inheritable)
+            return 0;
+    for (int cap = 0; cap < 64; cap++)
+        if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+            return 0;
+    return 1;
+}
+
+/* Gives up every capability: for good (root's execve gives none back:
+ * SECBIT_NOROOT, locked) and from the bounding set. Best effort: powerless
+ * says whether it worked. */
+static void drop_capabilities(void)
+{
+    prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                 SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
+          0, 0, 0);
+    for (int cap = 0; cap < 64; cap++)
+        prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+    struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct none[2];
+    memset(none, 0, sizeof none);
+    syscall(SYS_capset, &head, none);
+}
+
 /* In the child: the subject's descriptors, limits, user and filters, then
  * the subject itself. A failure is written, as errno, to status_fd. */
 static void run_subject(pid_t parent, const char *path, int call_fd, int reply_fd, int memfd,
@@ -116,18 +154,32 @@ static void run_subject(pid_t parent, const char *path, int call_fd, int reply_f
         if (setrlimit(RLIMIT_AS, &as) != 0)
             goto failed;
     }
+    /* The subject's file, opened here, while the judge's user can reach
+     * it; then run from this descriptor (execveat), the only file Landlock
+     * lets this process run, where the kernel has Landlock. */
+    int exe = open(path, O_PATH | O_CLOEXEC);
+    int abi = gr_landlock_abi();
+    int ruleset = abi > 0 ? gr_landlock_ruleset(abi) : -1;
+    if (exe < 0 || (abi > 0 && (ruleset < 0 ||
+                                gr_landlock_allow_fd(ruleset, abi, exe,
+                                                     LANDLOCK_ACCESS_FS_EXECUTE |
+                                                         LANDLOCK_ACCESS_FS_READ_FILE) != 0)))
+        goto failed;
     /* A judge left as root (no sandbox to drop it: FP8LAB_SANDBOX=none, a
-     * container) runs the subject as nobody, with no capability. */
+     * container) runs the subject as nobody, with no capability; where it
+     * cannot change user (bwrap as root, in a user namespace that maps
+     * uid 0 alone), as a uid 0 with no capability, now or after execve. */
     if (geteuid() == 0 &&
-        (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0))
+        (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0) &&
+        (drop_capabilities(), !powerless()))
         goto failed;
     /* after any change of user, which clears it */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(126);
-    if (gr_policy_start(path) != 0)
+    if ((ruleset >= 0 && gr_landlock_enforce(ruleset) != 0) || gr_policy_start(exe) != 0)
         goto failed;
-    execve(path, argv, envp);
+    syscall(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
 failed:
     err = errno;
     if (write(status_fd, &err, sizeof err) < 0)
@@ -142,8 +194,6 @@ static void start(void)
         ck_abort_msg("grader error: GRADER_SUBJECT is not set");
     const char *mem = getenv("GRADER_SUBJECT_MEM_MIB");
     long mem_mib = mem ? atol(mem) : 0;
-    /* the judge's own copy, so that the filter's execve compares this
-     * pointer */
     static char path[4096];
     snprintf(path, sizeof path, "%s", env);
 
@@ -191,7 +241,8 @@ static void start(void)
      * a pipe that a successful execve closes. The subject can write the
      * arena, so the arena never says it. */
     int status_pipe[2];
-    if (pipe2(status_pipe, O_CLOEXEC) != 0) {
+    if (pipe2(status_pipe, O_CLOEXEC) != 0 || (status_pipe[0] = high_fd(status_pipe[0])) < 0 ||
+        (status_pipe[1] = high_fd(status_pipe[1])) < 0) {
         if (short_of_resources(errno))
             judge_short("create the channel's pipes");
         ck_abort_msg("grader error: cannot set up the channel: %s", strerror(errno));

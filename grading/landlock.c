@@ -43,19 +43,24 @@ int gr_landlock_allow(int ruleset, int abi, const char *path, uint64_t access)
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? 0 : -1;
+    int rc = gr_landlock_allow_fd(ruleset, abi, fd, access);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+int gr_landlock_allow_fd(int ruleset, int abi, int fd, uint64_t access)
+{
     struct stat st;
     if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
         access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
                   LANDLOCK_ACCESS_FS_READ_FILE | (1ULL << 14) | (1ULL << 15);
     struct landlock_path_beneath_attr rule = {.allowed_access = access & handled(abi),
                                               .parent_fd = fd};
-    int rc = rule.allowed_access == 0
-                 ? 0
-                 : (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return rc;
+    return rule.allowed_access == 0
+               ? 0
+               : (int)syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
 }
 
 int gr_landlock_enforce(int ruleset)

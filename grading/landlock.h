@@ -23,6 +23,9 @@ int gr_landlock_ruleset(int abi);
  * file gets only the rights a file can have). Returns 0, or -1. */
 int gr_landlock_allow(int ruleset, int abi, const char *path, uint64_t access);
 
+/* The same, beneath the file or folder open (O_PATH will do) on fd. */
+int gr_landlock_allow_fd(int ruleset, int abi, int fd, uint64_t access);
+
 /* Sets no_new_privs, enforces the ruleset on this process, and closes it.
  * Returns 0, or -1 (errno set). */
 int gr_landlock_enforce(int ruleset);

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
-#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +17,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "landlock.h"
 
 #if defined(__x86_64__)
 #define AUDIT_ARCH_THIS AUDIT_ARCH_X86_64
@@ -170,22 +168,23 @@ static int install(prog *p, int set_no_new_privs)
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f);
 }
 
-int gr_policy_start(const char *exec_path)
+int gr_policy_start(int exe_fd)
 {
-    int abi = gr_landlock_abi();
-    if (abi > 0) {
-        int ruleset = gr_landlock_ruleset(abi);
-        if (ruleset < 0 ||
-            gr_landlock_allow(ruleset, abi, exec_path,
-                              LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE) != 0 ||
-            gr_landlock_enforce(ruleset) != 0)
-            return -1;
-    }
     static prog p;
     p.n = 0;
     head(&p);
-    /* the one execve: of this very string, whose address is the judge's */
-    when_arg(&p, SYS_execve, 0, (uint64_t)(uintptr_t)exec_path, SECCOMP_RET_ALLOW);
+    /* the one execveat: of the subject's file, open on exe_fd, which is
+     * closed once it runs; with AT_EMPTY_PATH, no path is looked up */
+    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_execveat, 0, 8));
+    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)exe_fd, 0, 5));
+    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0)));
+    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
+    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)));
+    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AT_EMPTY_PATH, 0, 1));
+    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    load_nr(&p);
     computing_calls(&p);
     /* prlimit64 may only read here (above); start-up reads it too */
     allow_list(&p, start_up, sizeof start_up / sizeof start_up[0]);

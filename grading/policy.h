@@ -6,8 +6,9 @@
  *   - gr_policy_start, in the judge's child just before it runs the
  *     subject: computing (memory, time, the channel, ending itself), what a
  *     static program's start-up needs (an open fails with EACCES there), and
- *     one execve, of the path at the address given. Landlock, where the
- *     kernel has it, lets that child read and run the subject's file only.
+ *     execveat of the descriptor given, AT_EMPTY_PATH: the subject's file,
+ *     open close-on-exec, so gone once it runs. (The judge's child also
+ *     sets Landlock, where the kernel has it: channel.c.)
  *   - gr_policy_lock, in the subject's main, after the libraries' start-up
  *     and before any call: computing only.
  * Any other system call stops the subject with SIGSYS (SECCOMP_RET_TRAP);
@@ -19,9 +20,8 @@
 #ifndef FP8LAB_POLICY_H
 #define FP8LAB_POLICY_H
 
-/* Returns 0, or -1 (errno set). exec_path must be the very pointer then
- * passed to execve. */
-int gr_policy_start(const char *exec_path);
+/* Returns 0, or -1 (errno set). */
+int gr_policy_start(int exe_fd);
 
 /* Returns 0, or -1 (errno set). */
 int gr_policy_lock(void);

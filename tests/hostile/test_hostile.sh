@@ -184,7 +184,7 @@ fi
 # namespaces), Landlock keeps the same view, where the kernel has it.
 L=$TMP/landlock
 for id in good1 include_secret include_solution include_classmate raw_write exit93 raw_open \
-    raw_exec wordexp_shell; do
+    raw_exec wordexp_shell not_root; do
     mkdir -p "$L/$id" && cp "$SUBS/$id/lab0.c" "$L/$id/"
 done
 FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
@@ -192,6 +192,8 @@ if grep -q "Landlock (ABI" "$TMP/ll.err"; then
     LB=$L.grades/grades.csv
     lfield() { tr -d '\r' <"$LB" | awk -F, -v id="$1" -v n="$2" '$1 == id { print $n }'; }
     expect_eq "no bwrap: good1 full marks" "$(lfield good1 2),$(lfield good1 4)" "100,graded"
+    # run by root, the judge starts the subject as nobody
+    expect_eq "no bwrap: not_root full marks" "$(lfield not_root 2),$(lfield not_root 4)" "100,graded"
     for id in include_secret include_solution include_classmate; do
         expect_eq "no bwrap: $id refused" "$(lfield $id 2),$(lfield $id 4)" "0,build_failed"
         expect_match "no bwrap: $id: the compiler's own message" \
