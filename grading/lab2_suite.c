@@ -368,30 +368,28 @@ static size_t room_left(void)
     return lo;
 }
 
-/* The sanitizers' cap on one allocation (the grader sets
- * max_allocation_size_mb in ASAN_OPTIONS where it cannot limit the address
- * space), in bytes; 0 when there is none. */
-static size_t sanitizer_allocation_cap(void)
+/* The address space the subject, where the submission runs, may have
+ * (GRADER_SUBJECT_MEM_MIB: channel.h), in bytes; 0 when unset. */
+static size_t subject_limit(void)
 {
-    const char *o = getenv("ASAN_OPTIONS");
-    const char *p = o ? strstr(o, "max_allocation_size_mb=") : NULL;
-    return p ? (size_t)strtoul(p + strlen("max_allocation_size_mb="), NULL, 10) << 20 : 0;
+    const char *mib = getenv("GRADER_SUBJECT_MEM_MIB");
+    return mib ? (size_t)strtoul(mib, NULL, 10) << 20 : 0;
 }
 
 /* lab2.h: -1, with s zeroed, when the room for the magnitudes cannot be
- * allocated. Under the grader's memory limit (RLIMIT_AS), x takes three
- * quarters of what is left (zeros, read from the kernel's zero page), so n
- * more floats cannot be had. A sanitizer build has no such limit, but caps
- * one allocation: x is then 1 MiB more than the cap. Without either, there
- * is nothing to exhaust, and the case is left out. */
+ * allocated. x is half the subject's address space (zeros, read from the
+ * kernel's zero page): with it there, n more floats cannot be had. Without
+ * a limit on the subject (a judge run by hand), three quarters of what is
+ * left under the judge's own limit, or, without either, nothing to
+ * exhaust: the case is left out. */
 static void check_no_room(gr_mismatches *m)
 {
     struct rlimit rl;
-    size_t bytes, cap = sanitizer_allocation_cap();
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    size_t bytes;
+    if (subject_limit() > 0)
+        bytes = subject_limit() / 2 / sizeof(float) * sizeof(float);
+    else if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         bytes = room_left() / 4 * 3 / sizeof(float) * sizeof(float);
-    else if (cap > 0)
-        bytes = cap + ((size_t)1 << 20);
     else
         return;
     size_t n = bytes / sizeof(float);
