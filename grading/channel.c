@@ -289,6 +289,8 @@ void sj_begin(sj_call *c, uint32_t fn, const char *name)
     c->fn = fn, c->name = name, c->used = SJ_DATA_OFFSET;
 }
 
+size_t sj_size(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
+
 static void push(sj_call *c, uint64_t v)
 {
     if (c->nargs >= SJ_MAX_ARGS)

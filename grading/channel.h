@@ -96,6 +96,10 @@ typedef struct sj_call {
 
 void sj_begin(sj_call *c, uint32_t fn, const char *name);
 
+/* a * b, or SIZE_MAX, more than any arena holds, when that overflows: the
+ * size of a block from a count and an element's size. */
+size_t sj_size(size_t a, size_t b);
+
 /* Which way a block's bytes travel. */
 typedef enum sj_dir { SJ_IN, SJ_OUT, SJ_INOUT } sj_dir;
 

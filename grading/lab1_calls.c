@@ -60,11 +60,8 @@ int sj_dispatch(uint32_t fn, const uint64_t *a)
 
 #else
 
-/* n floats' bytes; SIZE_MAX (too big for the channel) when that overflows. */
-static size_t floats(size_t n)
-{
-    return n > SIZE_MAX / sizeof(float) ? SIZE_MAX : n * sizeof(float);
-}
+/* n floats' bytes (sj_size). */
+static size_t floats(size_t n) { return sj_size(n, sizeof(float)); }
 
 static void put_int(sj_call *c, int v) { sj_val(c, (uint64_t)(int64_t)v); }
 

@@ -101,10 +101,7 @@ int sj_dispatch(uint32_t fn, const uint64_t *a)
 #include <check.h>
 
 /* n floats, in bytes (more than the arena holds when that overflows). */
-static size_t floats(size_t n)
-{
-    return n <= SIZE_MAX / sizeof(float) ? n * sizeof(float) : SIZE_MAX;
-}
+static size_t floats(size_t n) { return sj_size(n, sizeof(float)); }
 
 /* An x larger than this is not copied (see the top of this file). */
 #define COPY_MAX (SJ_ARENA_BYTES / 2)

@@ -95,8 +95,7 @@ int sj_dispatch(uint32_t fn, const uint64_t *a)
  * overflows). */
 static size_t floats(size_t rows, size_t cols)
 {
-    return cols == 0 || rows <= SIZE_MAX / sizeof(float) / cols ? rows * cols * sizeof(float)
-                                                                : SIZE_MAX;
+    return sj_size(sj_size(rows, cols), sizeof(float));
 }
 
 /* Which of a layer's buffers (layer_fields' order) a function may update. */

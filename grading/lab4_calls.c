@@ -68,8 +68,6 @@ int sj_dispatch(uint32_t fn, const uint64_t *a)
 
 #else
 
-/* a * b, or SIZE_MAX (too big for the channel) when that overflows. */
-static size_t mul(size_t a, size_t b) { return a && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
 
 /* The blocks of a row of cols elements: ceil(cols / block), as lab4.h
  * (none for block 0, which has no meaning). */
@@ -93,7 +91,7 @@ float lab4_block_amax(const float *x, size_t n)
 {
     sj_call c;
     sj_begin(&c, BLOCK_AMAX, "lab4_block_amax");
-    sj_in(&c, x, mul(n, sizeof(float)));
+    sj_in(&c, x, sj_size(n, sizeof(float)));
     sj_val(&c, n);
     sj_run(&c);
     return SJ_RESULT(float, &c);
@@ -122,33 +120,33 @@ uint8_t lab4_shared_scale(float amax, fp8_format elem, lab4_scale_rule rule)
 void lab4_mx_quantize(const float *x, size_t rows, size_t cols, size_t block, fp8_format elem,
                       lab4_scale_rule rule, uint8_t *codes, uint8_t *scales)
 {
-    size_t n = mul(rows, cols);
+    size_t n = sj_size(rows, cols);
     sj_call c;
     sj_begin(&c, MX_QUANTIZE, "lab4_mx_quantize");
-    sj_in(&c, x, mul(n, sizeof(float)));
+    sj_in(&c, x, sj_size(n, sizeof(float)));
     sj_val(&c, rows);
     sj_val(&c, cols);
     sj_val(&c, block);
     put_int(&c, (int)elem);
     put_int(&c, (int)rule);
     sj_out(&c, codes, n);
-    sj_out(&c, scales, mul(rows, blocks(cols, block)));
+    sj_out(&c, scales, sj_size(rows, blocks(cols, block)));
     sj_run(&c);
 }
 
 void lab4_mx_dequantize(const uint8_t *codes, const uint8_t *scales, size_t rows, size_t cols,
                         size_t block, fp8_format elem, float *out)
 {
-    size_t n = mul(rows, cols);
+    size_t n = sj_size(rows, cols);
     sj_call c;
     sj_begin(&c, MX_DEQUANTIZE, "lab4_mx_dequantize");
     sj_in(&c, codes, n);
-    sj_in(&c, scales, mul(rows, blocks(cols, block)));
+    sj_in(&c, scales, sj_size(rows, blocks(cols, block)));
     sj_val(&c, rows);
     sj_val(&c, cols);
     sj_val(&c, block);
     put_int(&c, (int)elem);
-    sj_out(&c, out, mul(n, sizeof(float)));
+    sj_out(&c, out, sj_size(n, sizeof(float)));
     sj_run(&c);
 }
 
@@ -175,16 +173,16 @@ void lab4_mx_gemm(const uint8_t *a, const uint8_t *sa, const uint8_t *bt, const 
     size_t nb = blocks(k, block);
     sj_call c;
     sj_begin(&c, MX_GEMM, "lab4_mx_gemm");
-    sj_in(&c, a, mul(m, k));
-    sj_in(&c, sa, mul(m, nb));
-    sj_in(&c, bt, mul(n, k));
-    sj_in(&c, sbt, mul(n, nb));
+    sj_in(&c, a, sj_size(m, k));
+    sj_in(&c, sa, sj_size(m, nb));
+    sj_in(&c, bt, sj_size(n, k));
+    sj_in(&c, sbt, sj_size(n, nb));
     sj_val(&c, m);
     sj_val(&c, n);
     sj_val(&c, k);
     sj_val(&c, block);
     put_int(&c, (int)elem);
-    sj_out(&c, out, mul(mul(m, n), sizeof(float)));
+    sj_out(&c, out, sj_size(sj_size(m, n), sizeof(float)));
     sj_run(&c);
 }
 
@@ -200,30 +198,30 @@ float lab4_nvfp4_tensor_scale(float global_amax)
 void lab4_nvfp4_quantize(const float *x, size_t rows, size_t cols, float tensor_scale,
                          uint8_t *codes, uint8_t *scales)
 {
-    size_t n = mul(rows, cols);
+    size_t n = sj_size(rows, cols);
     sj_call c;
     sj_begin(&c, NVFP4_QUANTIZE, "lab4_nvfp4_quantize");
-    sj_in(&c, x, mul(n, sizeof(float)));
+    sj_in(&c, x, sj_size(n, sizeof(float)));
     sj_val(&c, rows);
     sj_val(&c, cols);
     sj_f32(&c, tensor_scale);
     sj_out(&c, codes, n);
-    sj_out(&c, scales, mul(rows, blocks(cols, LAB4_NVFP4_BLOCK)));
+    sj_out(&c, scales, sj_size(rows, blocks(cols, LAB4_NVFP4_BLOCK)));
     sj_run(&c);
 }
 
 void lab4_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales, size_t rows, size_t cols,
                            float tensor_scale, float *out)
 {
-    size_t n = mul(rows, cols);
+    size_t n = sj_size(rows, cols);
     sj_call c;
     sj_begin(&c, NVFP4_DEQUANTIZE, "lab4_nvfp4_dequantize");
     sj_in(&c, codes, n);
-    sj_in(&c, scales, mul(rows, blocks(cols, LAB4_NVFP4_BLOCK)));
+    sj_in(&c, scales, sj_size(rows, blocks(cols, LAB4_NVFP4_BLOCK)));
     sj_val(&c, rows);
     sj_val(&c, cols);
     sj_f32(&c, tensor_scale);
-    sj_out(&c, out, mul(n, sizeof(float)));
+    sj_out(&c, out, sj_size(n, sizeof(float)));
     sj_run(&c);
 }
 
