@@ -511,6 +511,15 @@ $(BUILD)/tests/werror/lab5: $(wildcard labs/lab5/*.cu labs/lab5/*.h) $(CONFIG)
 	@touch $@
 endif
 
+# lab5's real suite with a stand-in for CUDA (tests/lab5/cuda_standin.c), for
+# tests/lab5/test_host_time.c: the tests' host work, measured without a GPU.
+STANDIN_RUNNER := $(if $(CUDA_INC),$(BUILD)/tests/lab5/standin_runner)
+$(BUILD)/obj/tests/lab5/cuda_standin.o: ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
+$(BUILD)/tests/lab5/standin_runner: $(BUILD)/obj/grading/lab5_suite.o \
+    $(BUILD)/obj/tests/lab5/cuda_standin.o $(LIBGRADING) $(LIB)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(LIB_LIBS) -lpthread -o $@
+
 $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,CXX,$<)$(CXX) $(ALL_CPPFLAGS) -Itests/common -isystem $(CUDA_INC) $(CHECK_CFLAGS) $(ALL_CXXFLAGS) \
@@ -519,6 +528,12 @@ $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) $(CONFIG)
 $(BUILD)/tests/gpu_%: tests/gpu/%.cu $(LIB) $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) -Icommon $< $(LIB) -lpthread -o $@
+# The reference's cuBLASLt call and the library's own, with misaligned scales.
+$(BUILD)/tests/gpu_test_cublaslt_align: tests/gpu/test_cublaslt_align.cu \
+    $(LAB5_SRCS:%=$(BUILD)/solutions/lab5/%.o) $(LIB) $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) -Icommon -Ilabs/lab5 $< \
+	  $(LAB5_SRCS:%=$(BUILD)/solutions/lab5/%.o) $(LIB) -lcublasLt -lpthread -o $@
 
 # The benchmarks compare with NVIDIA's host conversions where cuda_fp8.h is found.
 $(BUILD)/bench/%: tests/bench/%.cpp $(LIB) $(CONFIG)
@@ -527,7 +542,7 @@ $(BUILD)/bench/%: tests/bench/%.cpp $(LIB) $(CONFIG)
 	  $(ALL_CXXFLAGS) $< $(LIB) $(LDFLAGS) $(LIB_LIBS) -lpthread -o $@
 
 # The list tests/run.sh works through: one line per test, 'name|kind|command'.
-$(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH_TESTS) \
+$(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH_TESTS) $(STANDIN_RUNNER) \
              $(GRADER_ALL) $(WERROR_CHECKS) $(SOLUTION_DEMOS) $(LAB_DEMOS) Makefile
 	@mkdir -p $(@D)
 	@{ $(foreach t,$(UNIT_BINS),echo '$(t:$(BUILD)/tests/%=%)|run|$(t)';) \

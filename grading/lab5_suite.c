@@ -51,8 +51,13 @@
  *     exponent and cut to 14 significant bits), computed from the exact
  *     partial sums of the element's own products in k order; it is checked
  *     against a CPU model of that accumulator in tests/lab5/test_tc_bound.c.
- *     Large shapes (2048 x 4224 x 1280) are checked on sampled elements,
- *     24 in every 128 x 128 block, and for NaN poison everywhere.
+ *     A product of more than 2^27 multiplications (1024 x 2048 x 1024,
+ *     2048 x 4224 x 1280) is checked for NaN poison everywhere and against
+ *     the reference at sampled elements: the four edges whole, 2 in every
+ *     row and every column, the 4 around each point where 128 x 128 tiles
+ *     meet, 24 in every 128 x 128 block (sample_elements). The host work
+ *     of every test stays under a quarter of its time limit, whatever the
+ *     GPU (tests/lab5/test_host_time.c measures it without one).
  * A wrong element, a missing scale, a skipped k tile, all miss by far more.
  * gemm_cublaslt_fp8: with v = t d_scale (t = acc a_scale_inv b_scale_inv)
  * and tol the tensor-core tolerance times d_scale, D's code must decode to
@@ -1241,82 +1246,97 @@ static float *run_gemm(cudaStream_t st, const char *name, gemm_fn fn, gemm_shape
     return D;
 }
 
-/* One GEMM (run_gemm), every element of D against the reference, then the
- * GUARD bytes after D. */
+/* A product up to this many multiplications (M N K) is checked at every
+ * element; a larger one at the elements sample_elements picks. */
+#define FULL_CHECK_PRODUCTS ((size_t)1 << 27)
+#define SAMPLES_PER_LINE 2   /* sampled elements in each row and each column */
+#define SAMPLES_PER_BLOCK 24 /* and in each 128 x 128 block of D */
+#define TILE 128
+
+/* The elements of an M x N product too large to check everywhere (as
+ * offsets i N + j, *count of them, malloc'd): the four edges whole (row 0,
+ * row M - 1, column 0, column N - 1); SAMPLES_PER_LINE random ones in every
+ * row and in every column; the four elements around each point where
+ * 128 x 128 tiles meet (rows 128 b - 1 and 128 b, columns 128 c - 1 and
+ * 128 c); and SAMPLES_PER_BLOCK random ones in every 128 x 128 block, so
+ * that every tile of every block of a persistent grid is looked at. */
+static size_t *sample_elements(int M, int N, rng_state *rng, size_t *count)
+{
+    size_t m = (size_t)M, n = (size_t)N, bm = (m + TILE - 1) / TILE, bn = (n + TILE - 1) / TILE;
+    size_t cap = 2 * (m + n) + SAMPLES_PER_LINE * (m + n) + 4 * bm * bn +
+                 SAMPLES_PER_BLOCK * bm * bn;
+    size_t *at = xmalloc(cap * sizeof *at), k = 0;
+    for (size_t j = 0; j < n; j++) {
+        at[k++] = j;
+        at[k++] = (m - 1) * n + j;
+        for (int t = 0; t < SAMPLES_PER_LINE; t++)
+            at[k++] = rng_below(rng, (uint32_t)m) * n + j;
+    }
+    for (size_t i = 0; i < m; i++) {
+        at[k++] = i * n;
+        at[k++] = i * n + n - 1;
+        for (int t = 0; t < SAMPLES_PER_LINE; t++)
+            at[k++] = i * n + rng_below(rng, (uint32_t)n);
+    }
+    for (size_t bi = 1; bi < bm; bi++)
+        for (size_t bj = 1; bj < bn; bj++)
+            for (size_t d = 0; d < 4; d++)
+                at[k++] = (TILE * bi - 1 + d / 2) * n + TILE * bj - 1 + d % 2;
+    for (size_t bi = 0; bi < bm; bi++)
+        for (size_t bj = 0; bj < bn; bj++) {
+            size_t rows = m - TILE * bi < TILE ? m - TILE * bi : TILE;
+            size_t cols = n - TILE * bj < TILE ? n - TILE * bj : TILE;
+            for (int t = 0; t < SAMPLES_PER_BLOCK; t++)
+                at[k++] = (TILE * bi + rng_below(rng, (uint32_t)rows)) * n + TILE * bj +
+                          rng_below(rng, (uint32_t)cols);
+        }
+    *count = k;
+    return at;
+}
+
+/* One GEMM (run_gemm) against the reference: every element of D when the
+ * product is small enough (FULL_CHECK_PRODUCTS), else every element for the
+ * NaN poison (never written) and the elements sample_elements picks against
+ * the reference; then the GUARD bytes after D. */
 static void check_gemm(gr_mismatches *m, cudaStream_t st, const char *name, gemm_fn fn,
                        int tensor_cores, gemm_shape s, float sa, float sb, int top_exp,
                        rng_state *rng)
 {
-    size_t nd = (size_t)s.M * (size_t)s.N;
+    size_t nd = (size_t)s.M * (size_t)s.N, K = (size_t)s.K;
     uint8_t *A, *B;
     char call[160];
     float *D = run_gemm(st, name, fn, s, sa, sb, top_exp, rng, &A, &B, call, sizeof call);
-
+    int full = nd * K <= FULL_CHECK_PRODUCTS;
+    size_t count = nd, *at = NULL;
+    if (!full) {
+        size_t unwritten = 0, first = 0;
+        for (size_t o = 0; o < nd; o++)
+            if (isnan(D[o]) && unwritten++ == 0)
+                first = o;
+        gr_expect(m, unwritten == 0, "%s: %zu elements of D are NaN, the poison put there "
+                  "before the call (never written?), the first D[%zu][%zu]", call, unwritten,
+                  first / (size_t)s.N, first % (size_t)s.N);
+        at = sample_elements(s.M, s.N, rng, &count);
+    }
+    double *a = xmalloc((size_t)s.M * K * sizeof(double));
+    double *b = xmalloc((size_t)s.N * K * sizeof(double)), *p = xmalloc(K * sizeof(double));
+    decode_codes(A, (size_t)s.M * K, a);
+    decode_codes(B, (size_t)s.N * K, b);
     float sab = sa * sb;
-    double *ref = xmalloc(nd * sizeof(double)), *tols = xmalloc(nd * sizeof(double));
-    gemm_reference(A, B, s.M, s.N, s.K, sab, tensor_cores, ref, tols);
-    for (size_t o = 0; o < nd; o++) {
-        double tol = tols[o];
-        int ok = !isnan(D[o]) && fabs((double)D[o] - ref[o]) <= tol;
+    for (size_t t = 0; t < count; t++) {
+        size_t o = full ? t : at[t], i = o / (size_t)s.N, j = o % (size_t)s.N;
+        double ref, tol;
+        element_reference(a + i * K, b + j * K, s.K, sab, tensor_cores, p, &ref, &tol);
+        int ok = !isnan(D[o]) && fabs((double)D[o] - ref) <= tol;
         if (tally(m, ok))
             gr_expect(m, 0, "%s: D[%zu][%zu] (M=%d, N=%d, K=%d; a_scale_inv %s, b_scale_inv "
-                      "%s): expected %.9g (tolerance %.2g), got %s", name, o / (size_t)s.N,
-                      o % (size_t)s.N, s.M, s.N, s.K, gr_f32(sa), gr_f32(sb), ref[o], tol,
-                      gr_f32(D[o]));
+                      "%s%s): expected %.9g (tolerance %.2g), got %s", name, i, j, s.M, s.N,
+                      s.K, gr_f32(sa), gr_f32(sb),
+                      full ? "" : "; an element sampled: every row and column, the edges, "
+                                  "the 128 x 128 tile boundaries", ref, tol, gr_f32(D[o]));
     }
     expect_guard(m, call, "D", nd * sizeof(float), (const uint8_t *)(D + nd), 0xFF);
-    free(ref), free(tols), free(D), free(A), free(B);
-}
-
-#define SAMPLES_PER_BLOCK 24 /* sampled elements in each 128 x 128 block of a large D */
-
-/* A GEMM too large to check every element against the CPU: every element
- * of D must be written (no NaN poison left, nothing past the end), and in
- * each 128 x 128 block of D, SAMPLES_PER_BLOCK elements drawn at random
- * must be within the tensor cores' tolerance, so that every tile of every
- * block of a persistent grid is looked at. */
-static void check_gemm_sampled(gr_mismatches *m, cudaStream_t st, const char *name, gemm_fn fn,
-                               gemm_shape s, float sa, float sb, int top_exp, rng_state *rng)
-{
-    size_t nd = (size_t)s.M * (size_t)s.N;
-    uint8_t *A, *B;
-    char call[160];
-    float *D = run_gemm(st, name, fn, s, sa, sb, top_exp, rng, &A, &B, call, sizeof call);
-
-    size_t unwritten = 0, first = 0;
-    for (size_t o = 0; o < nd; o++)
-        if (isnan(D[o]) && unwritten++ == 0)
-            first = o;
-    gr_expect(m, unwritten == 0, "%s: %zu elements of D are NaN, the poison put there before "
-              "the call (never written?), the first D[%zu][%zu]", call, unwritten,
-              first / (size_t)s.N, first % (size_t)s.N);
-    expect_guard(m, call, "D", nd * sizeof(float), (const uint8_t *)(D + nd), 0xFF);
-
-    double tab[256], *a = xmalloc((size_t)s.K * sizeof(double));
-    double *b = xmalloc((size_t)s.K * sizeof(double)), *p = xmalloc((size_t)s.K * sizeof(double));
-    e4m3_table(tab);
-    float sab = sa * sb;
-    for (int bi = 0; bi < (s.M + 127) / 128; bi++)
-        for (int bj = 0; bj < (s.N + 127) / 128; bj++)
-            for (int t = 0; t < SAMPLES_PER_BLOCK; t++) {
-                int rows = s.M - 128 * bi < 128 ? s.M - 128 * bi : 128;
-                int cols = s.N - 128 * bj < 128 ? s.N - 128 * bj : 128;
-                size_t i = 128 * (size_t)bi + rng_below(rng, (uint32_t)rows);
-                size_t j = 128 * (size_t)bj + rng_below(rng, (uint32_t)cols);
-                for (int k = 0; k < s.K; k++) {
-                    a[k] = tab[A[i * (size_t)s.K + k]];
-                    b[k] = tab[B[j * (size_t)s.K + k]];
-                }
-                double ref, tol;
-                element_reference(a, b, s.K, sab, 1, p, &ref, &tol);
-                float got = D[i * (size_t)s.N + j];
-                int ok = !isnan(got) && fabs((double)got - ref) <= tol;
-                if (tally(m, ok))
-                    gr_expect(m, 0, "%s: D[%zu][%zu] (M=%d, N=%d, K=%d, a sampled element): "
-                              "expected %.9g (tolerance %.2g), got %s", name, i, j, s.M, s.N,
-                              s.K, ref, tol, gr_f32(got));
-            }
-    free(a), free(b), free(p), free(D), free(A), free(B);
+    free(at), free(a), free(b), free(p), free(D), free(A), free(B);
 }
 
 /* A shape a tensor-core GEMM must refuse: cudaErrorInvalidValue, nothing
@@ -1418,7 +1438,7 @@ static void gemm_tensor_cores(const char *name, gemm_fn fn)
      * multiple of 128 but not of 256 (a half-width last column of tiles). */
     rng_state rng;
     rng_seed(&rng, 5, 59);
-    check_gemm_sampled(&m, st, name, fn, (gemm_shape){2048, 4224, 1280}, 0.37f, 5.5f, 3, &rng);
+    check_gemm(&m, st, name, fn, 1, (gemm_shape){2048, 4224, 1280}, 0.37f, 5.5f, 3, &rng);
     gr_finish(&m, "checks");
 }
 
@@ -1459,7 +1479,10 @@ static double e4m3_half_step(double y)
 static void test_gemm_cublaslt_fp8(void)
 {
     cudaStream_t st = gpu_begin();
-    static const gemm_shape shapes[] = {{256, 512, 384}, {1024, 1024, 1024}, {128, 4096, 256}};
+    /* M, N and K distinct in each shape, so that a leading dimension or a
+     * transpose taken from the wrong one shows; every element is checked,
+     * and *d_amax against the largest |t| of them all. */
+    static const gemm_shape shapes[] = {{256, 512, 384}, {512, 384, 1024}, {128, 4096, 256}};
     const float sa = 0.5f, sb = 3.0f, ds = 0.25f, sab = sa * sb;
     cublasLtHandle_t h = lt_create();
     void *ws = dev_alloc(WORKSPACE_BYTES);
