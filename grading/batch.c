@@ -159,7 +159,7 @@ typedef struct submission {
     sub_status status;
     int score, max_score;
     int *points;       /* earned, one per test of the rubric, in its order */
-    unsigned char *passed; /* one per test of the rubric */
+    signed char *passed; /* one per test of the rubric: 1 passed, 0 not, -1 SKIPPED */
     int skipped;       /* tests this machine could not run (a GPU test without a GPU) */
     double seconds;    /* this run's wall-clock time for it */
     char *error;       /* what happened, for SUB_ERROR */
@@ -988,8 +988,9 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
             goto done;
         }
         s->points[i] = (int)json_integer_value(points);
-        s->passed[i] = strcmp(json_string_value(status), "pass") == 0;
-        skipped += strcmp(json_string_value(status), "skipped") == 0;
+        int skip = strcmp(json_string_value(status), "skipped") == 0;
+        s->passed[i] = (signed char)(skip ? -1 : strcmp(json_string_value(status), "pass") == 0);
+        skipped += skip;
     }
     s->skipped = skipped;
     s->hidden = json_is_true(json_object_get(root, "hidden_inputs"));
@@ -1940,7 +1941,8 @@ static int id_width(const batch *b)
     return w < ID_WIDTH_MAX ? w : ID_WIDTH_MAX;
 }
 
-/* The tests most often not passed by the submissions that built. */
+/* The tests most often not passed by the submissions that built (a test
+ * SKIPPED, a GPU test where there is none, was not failed). */
 static void print_most_failed(const batch *b)
 {
     const grader_lab *lab = b->lab;
@@ -1950,7 +1952,7 @@ static void print_most_failed(const batch *b)
             continue;
         built++;
         for (int i = 0; i < lab->ntests; i++)
-            failed[i] += !b->subs[k].passed[i];
+            failed[i] += b->subs[k].passed[i] == 0;
     }
     for (int i = 0; i < lab->ntests; i++)
         if (failed[i] > 0 && (int)strlen(lab->tests[i].name) > name_w)
@@ -1969,7 +1971,13 @@ static void print_most_failed(const batch *b)
                lab->tests[top].title ? lab->tests[top].title : "");
         failed[top] = 0;
     }
-    if (shown == 0)
+    int skips = 0;
+    for (int k = 0; k < b->nsubs; k++)
+        skips += b->subs[k].status == SUB_GRADED && b->subs[k].skipped > 0;
+    if (shown == 0 && skips)
+        printf("  none failed; %d had tests SKIPPED (not run here, so neither passed nor "
+               "failed)\n", skips);
+    else if (shown == 0)
         printf("  none: every one that built passed every test\n");
     free(failed);
 }
@@ -2217,9 +2225,10 @@ static int set_up(batch *b, lab_error *err)
     b->cap_s = o->timeout_s > 0 ? o->timeout_s : gr_batch_default_cap(b->lab);
     b->version = grader_version(o->root);
 
-    /* A golden that does not match would fail every submission alike. */
+    /* A golden that does not match would fail every submission alike (a
+     * lab with no goldens computes what it expects). */
     char *data = gr_asprintf("%s/data", o->root), *golden = gr_asprintf("golden/%s", b->lab->name);
-    int verified = gr_verify_goldens(data, golden, err);
+    int verified = b->lab->no_goldens ? 0 : gr_verify_goldens(data, golden, err);
     free(data);
     free(golden);
     if (verified != 0)

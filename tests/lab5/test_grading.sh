@@ -12,7 +12,10 @@
 #     kernel with a global name, an object with a constructor at file scope,
 #     opening a file, calling the course library (CPU code) instead of a
 #     kernel;
-#   - every mutant in tests/lab5/mutants still applies and builds.
+#   - every mutant in tests/lab5/mutants still applies and builds;
+#   - `./grader --batch` grades lab5 as it grades one submission at a time
+#     (the reference and the skeleton; with a GPU two mutants too): the same
+#     scores, and tests SKIPPED for want of a GPU are no error.
 # With a GPU (gpuprobe says so): the solution passes every correctness test,
 # the skeleton none, and each mutant loses the points of the tests aimed at
 # it ("expect-fail:" in its patch); besides those, only the tests its
@@ -53,6 +56,7 @@ copy_solution() { rm -rf "$1" && mkdir -p "$1" && cp solutions/lab5/*.cu "$1"/; 
 
 copy_solution "$TMP/sol"
 grade "$TMP/sol"
+sol_score=$(jq -r .score "$TMP/r.json")
 expect_eq "solution: builds" "$(status_of builds)" pass
 if [ $gpu = 0 ]; then
     expect_eq "solution without a GPU: exit status" "$rc" 3
@@ -71,6 +75,7 @@ fi
 
 mkdir -p "$TMP/skel" && cp labs/lab5/*.cu "$TMP/skel"/
 grade "$TMP/skel"
+skel_score=$(jq -r .score "$TMP/r.json")
 expect_eq "skeleton: builds" "$(status_of builds)" pass
 if [ $gpu = 0 ]; then
     expect_eq "skeleton without a GPU: exit status" "$rc" 3
@@ -137,6 +142,7 @@ for patch in tests/lab5/mutants/*.patch; do
         continue
     fi
     grade "$TMP/m-$name"
+    echo "$name $(jq -r .score "$TMP/r.json")" >>"$TMP/mutant_scores"
     expect_eq "mutant $name: builds" "$(status_of builds)" pass
     if [ $gpu = 1 ]; then
         # Every test aimed at it fails; any other correctness test that fails
@@ -154,6 +160,28 @@ for patch in tests/lab5/mutants/*.patch; do
     fi
 done
 [ "$count" -ge 5 ] && ok || bad "only $count mutants in tests/lab5/mutants (the lab asks for 5)"
+
+# ---- --batch: the same scores as one at a time --------------------------------------
+# The reference and the skeleton (and, with a GPU, two mutants) as a class:
+# each student's score is the one graded alone above, and the GPU tests that
+# were SKIPPED (no GPU) are neither an error nor a most-failed test.
+mkdir -p "$TMP/class"
+cp -r "$TMP/sol" "$TMP/class/reference" && cp -r "$TMP/skel" "$TMP/class/skeleton"
+printf 'reference %s\nskeleton %s\n' "$sol_score" "$skel_score" >"$TMP/want_scores"
+if [ $gpu = 1 ]; then
+    head -n 2 "$TMP/mutant_scores" | while read -r name score; do
+        cp -r "$TMP/m-$name" "$TMP/class/$name" && echo "$name $score" >>"$TMP/want_scores"
+    done
+fi
+"$GRADER" --batch "$TMP/class" lab5 -j 2 --csv "$TMP/class.csv" >"$TMP/batch.out" 2>&1
+expect_eq "batch: exit status" "$?" 0
+while read -r who want; do
+    expect_eq "batch: $who's score, as graded alone" "$(field "$TMP/class.csv" "$who" 2)" "$want"
+done <"$TMP/want_scores"
+if [ $gpu = 0 ]; then
+    expect_match "batch without a GPU: the summary" "$(cat "$TMP/batch.out")" \
+        "none failed; 2 had tests SKIPPED"
+fi
 
 echo "test_grading (lab5): $passed passed, $failed failed"
 [ "$failed" = 0 ] || exit 1
