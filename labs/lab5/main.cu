@@ -623,6 +623,18 @@ static void pool_poison(const pool *p, int byte)
     CUDA_CHECK(cudaMemset(p->base, byte, p->stride * (size_t)p->sets));
 }
 
+/* One-float values on the device (scales, amaxes) are kept in a pool of one
+ * float a copy: each at its own ALIGN-aligned address, as lab5.h promises
+ * for every array. cuBLASLt needs 16 bytes for a scale pointer (README §6):
+ * one 4 bytes into an allocation gives CUBLAS_STATUS_NOT_SUPPORTED. */
+static float *scalar(const pool *p, int k) { return (float *)pool_at(p, k); }
+
+static void scalars_set(const pool *p, const float *v, int count)
+{
+    for (int k = 0; k < count; k++)
+        CUDA_CHECK(cudaMemcpy(scalar(p, k), &v[k], sizeof v[k], cudaMemcpyHostToDevice));
+}
+
 static void pool_free(pool *p)
 {
     if (p->base)
@@ -754,7 +766,7 @@ typedef struct mb_bufs {
     size_t n, rows, cols, nb; /* lab5_mx_quantize sees x as rows x cols, nb blocks a row */
     pool x, copy, q, scales;  /* copy and scales: not for the casts alone */
     pool q16;                 /* the BF16 cast's output: for the casts alone */
-    float *scalars;           /* [0] scale, [1] amax */
+    pool scalars;             /* [0] scale, [1] amax: one float each (scalar()) */
 } mb_bufs;
 
 static void mb_alloc(mb_bufs *b, const gpu *g, size_t n, bool cast_only)
@@ -777,7 +789,7 @@ static void mb_alloc(mb_bufs *b, const gpu *g, size_t n, bool cast_only)
         pool_alloc(&b->copy, x_bytes, sets);
         pool_alloc(&b->scales, scale_bytes, sets);
     }
-    CUDA_CHECK(cudaMalloc((void **)&b->scalars, 2 * sizeof(float)));
+    pool_alloc(&b->scalars, sizeof(float), 2);
 }
 
 /* x from host (n floats), and scale = 448 / amax(x): a current scaling. */
@@ -785,7 +797,7 @@ static void mb_upload(mb_bufs *b, const float *x)
 {
     pool_fill(&b->x, x, b->n * sizeof(float));
     float scalars[2] = {fp8_info(FP8_E4M3)->max_finite / stats_amax(x, b->n, NULL), 0.0f};
-    CUDA_CHECK(cudaMemcpy(b->scalars, scalars, sizeof scalars, cudaMemcpyHostToDevice));
+    scalars_set(&b->scalars, scalars, (int)(sizeof scalars / sizeof scalars[0]));
     pool_poison(&b->q, 0x7F);
     if (b->copy.base)
         pool_poison(&b->copy, 0xFF);
@@ -802,8 +814,7 @@ static void mb_free(mb_bufs *b)
     pool_free(&b->q);
     pool_free(&b->scales);
     pool_free(&b->q16);
-    CUDA_CHECK(cudaFree(b->scalars));
-    b->scalars = NULL;
+    pool_free(&b->scalars);
 }
 
 /* Bytes the kernel must move at the least: each input read once, each
@@ -831,10 +842,10 @@ static cudaError_t call_mb(gpu *g, fn f, const mb_bufs *b, int set, char *why, s
                                         cudaMemcpyDeviceToDevice, g->stream),
                         why, cap);
     case F_AMAX:
-        return launched(lab5_amax(x, b->n, b->scalars + 1, g->stream), why, cap);
+        return launched(lab5_amax(x, b->n, scalar(&b->scalars, 1), g->stream), why, cap);
     case F_CAST:
-        return launched(lab5_scale_cast(x, b->n, b->scalars, FP8_E4M3, q, b->scalars + 1,
-                                        g->stream),
+        return launched(lab5_scale_cast(x, b->n, scalar(&b->scalars, 0), FP8_E4M3, q,
+                                        scalar(&b->scalars, 1), g->stream),
                         why, cap);
     case F_MX:
         return launched(lab5_mx_quantize(x, b->rows, b->cols, FP8_E4M3, MX_SCALE_CEIL, q,
@@ -869,10 +880,10 @@ static void validate_amax(gpu *g, const float *hx, const mb_bufs *b, check *c)
 {
     char why[WHY_SIZE];
     float expected = stats_amax(hx, b->n, NULL), got;
-    CUDA_CHECK(cudaMemset(b->scalars + 1, 0xFF, sizeof(float)));
+    CUDA_CHECK(cudaMemset(scalar(&b->scalars, 1), 0xFF, sizeof(float)));
     if (!finished(g, F_AMAX, call_mb(g, F_AMAX, b, 0, why, sizeof why), why, c))
         return;
-    CUDA_CHECK(cudaMemcpy(&got, b->scalars + 1, sizeof got, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&got, scalar(&b->scalars, 1), sizeof got, cudaMemcpyDeviceToHost));
     if (!stats_equal_exact(expected, got))
         set_verdict(c, WRONG, "*amax = %.9g (0x%08x), expected %.9g (0x%08x)", got,
                     float_bits(got), expected, float_bits(expected));
@@ -889,15 +900,17 @@ static void validate_cast(gpu *g, const float *hx, const mb_bufs *b, fp8_format 
     float amax = stats_amax(hx, n, NULL), got_amax;
     float scale = fp8_info(fmt)->max_finite / (0.9f * amax);
     float scalars[2] = {scale, float_from_bits(0xFFFFFFFFu)};
-    CUDA_CHECK(cudaMemcpy(b->scalars, scalars, sizeof scalars, cudaMemcpyHostToDevice));
+    scalars_set(&b->scalars, scalars, (int)(sizeof scalars / sizeof scalars[0]));
     CUDA_CHECK(cudaMemset(b->q.base, 0x7F, n));
-    cudaError_t rc = launched(lab5_scale_cast((const float *)b->x.base, n, b->scalars, fmt,
-                                              (uint8_t *)b->q.base, b->scalars + 1, g->stream),
+    cudaError_t rc = launched(lab5_scale_cast((const float *)b->x.base, n,
+                                              scalar(&b->scalars, 0), fmt, (uint8_t *)b->q.base,
+                                              scalar(&b->scalars, 1), g->stream),
                               why, sizeof why);
     if (!finished(g, F_CAST, rc, why, c))
         return;
     CUDA_CHECK(cudaMemcpy(got, b->q.base, n, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&got_amax, b->scalars + 1, sizeof got_amax, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&got_amax, scalar(&b->scalars, 1), sizeof got_amax,
+                          cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < n; i++)
         expected[i] = fp8_encode(hx[i] * scale, fmt, true);
     stats_mismatch m = stats_find_mismatch_u8(expected, got, n);
@@ -1002,7 +1015,7 @@ static void validate_memory_bound(gpu *g, rng_state *r, check *chk)
     pool_alloc(&b.q, VAL_N, 1);
     pool_alloc(&b.scales, VAL_N / LAB5_MX_BLOCK + 1, 1); /* the largest case's */
     pool_alloc(&b.q16, 2 * VAL_N, 1);
-    CUDA_CHECK(cudaMalloc((void **)&b.scalars, 2 * sizeof(float)));
+    pool_alloc(&b.scalars, sizeof(float), 2);
     CUDA_CHECK(cudaMemcpy(b.x.base, hx, VAL_N * sizeof(float), cudaMemcpyHostToDevice));
 
     validate_amax(g, hx, &b, &chk[F_AMAX]);
@@ -1041,7 +1054,7 @@ typedef struct lt_plan {
 typedef struct gemm_bufs {
     int M, N, K;
     pool a8, b8, d32, d8, a16, b16, d16;
-    float *scalars; /* [0] a_scale_inv, [1] b_scale_inv, [2] d_scale, [3] d_amax */
+    pool scalars; /* [0] a_scale_inv, [1] b_scale_inv, [2] d_scale, [3] d_amax (scalar()) */
     lt_plan plan[N_PLANS];
 } gemm_bufs;
 
@@ -1092,8 +1105,9 @@ static void lt_plan_make(lt_plan *p, const gpu *g, fn f, const gemm_bufs *b)
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     const bool fp8 = f != F_Y_BF16;
     const int8_t fast_accum = f == F_Y_F32;
-    const void *lt_a_scale = b->scalars + 1, *lt_b_scale = b->scalars; /* swapped, as above */
-    const void *d_scale = b->scalars + 2, *d_amax = b->scalars + 3;
+    /* swapped, as above */
+    const void *lt_a_scale = scalar(&b->scalars, 1), *lt_b_scale = scalar(&b->scalars, 0);
+    const void *d_scale = scalar(&b->scalars, 2), *d_amax = scalar(&b->scalars, 3);
     const uint64_t ws = WORKSPACE_BYTES;
     const cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
     const cudaDataType_t out = f == F_Y_F32 ? CUDA_R_32F : f == F_Y_E4M3 ? CUDA_R_8F_E4M3
@@ -1172,7 +1186,7 @@ static void gemm_alloc(gemm_bufs *b, const gpu *g, int M, int N, int K, int sets
     pool_alloc(&b->a16, mk * sizeof(uint16_t), sets);
     pool_alloc(&b->b16, nk * sizeof(uint16_t), sets);
     pool_alloc(&b->d16, mn * sizeof(uint16_t), sets);
-    CUDA_CHECK(cudaMalloc((void **)&b->scalars, 4 * sizeof(float)));
+    pool_alloc(&b->scalars, sizeof(float), 4);
     for (int i = 0; i < N_PLANS; i++)
         lt_plan_make(&b->plan[i], g, (fn)(F_Y_F32 + i), b);
 }
@@ -1186,7 +1200,7 @@ static void gemm_upload(gemm_bufs *b, const uint8_t *a8, const uint8_t *b8, cons
     pool_fill(&b->a16, a16, mk * sizeof(uint16_t));
     pool_fill(&b->b16, b16, nk * sizeof(uint16_t));
     float scalars[4] = {a_scale_inv, b_scale_inv, d_scale, float_from_bits(0xFFFFFFFFu)};
-    CUDA_CHECK(cudaMemcpy(b->scalars, scalars, sizeof scalars, cudaMemcpyHostToDevice));
+    scalars_set(&b->scalars, scalars, (int)(sizeof scalars / sizeof scalars[0]));
     pool_poison(&b->d32, 0xFF); /* NaN */
     pool_poison(&b->d8, 0x7F);  /* E4M3's NaN */
     pool_poison(&b->d16, 0xFF); /* BF16 NaN */
@@ -1203,8 +1217,7 @@ static void gemm_free(gemm_bufs *b)
     pool_free(&b->a16);
     pool_free(&b->b16);
     pool_free(&b->d16);
-    CUDA_CHECK(cudaFree(b->scalars));
-    b->scalars = NULL;
+    pool_free(&b->scalars);
 }
 
 /* One launch of yardstick f with its plan: nothing made or asked for here. */
@@ -1241,7 +1254,7 @@ static cudaError_t call_gemm(gpu *g, fn f, const gemm_bufs *b, int set, char *wh
     const uint8_t *A = (const uint8_t *)pool_at(&b->a8, set);
     const uint8_t *B = (const uint8_t *)pool_at(&b->b8, set);
     float *D = (float *)pool_at(&b->d32, set);
-    const float *sa = b->scalars, *sb = b->scalars + 1;
+    const float *sa = scalar(&b->scalars, 0), *sb = scalar(&b->scalars, 1);
     int M = b->M, N = b->N, K = b->K;
     switch (f) {
     case F_NAIVE:
@@ -1256,8 +1269,8 @@ static cudaError_t call_gemm(gpu *g, fn f, const gemm_bufs *b, int set, char *wh
         return launched(lab5_gemm_wgmma(A, B, sa, sb, D, M, N, K, g->stream), why, cap);
     case F_LT_FP8:
         return blas_launched(
-            lab5_gemm_cublaslt_fp8(g->lt, A, B, sa, sb, b->scalars + 2,
-                                   (uint8_t *)pool_at(&b->d8, set), b->scalars + 3, M, N, K,
+            lab5_gemm_cublaslt_fp8(g->lt, A, B, sa, sb, scalar(&b->scalars, 2),
+                                   (uint8_t *)pool_at(&b->d8, set), scalar(&b->scalars, 3), M, N, K,
                                    g->workspace, WORKSPACE_BYTES, g->stream),
             why, cap);
     case F_LT_BF16:
@@ -1499,7 +1512,8 @@ static void validate_one_gemm(gpu *g, fn f, const gemm_case *c, gemm_bufs *b, ch
         uint8_t *got = (uint8_t *)xmalloc(mn);
         float d_amax;
         CUDA_CHECK(cudaMemcpy(got, b->d8.base, mn, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(&d_amax, b->scalars + 3, sizeof d_amax, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(&d_amax, scalar(&b->scalars, 3), sizeof d_amax,
+                              cudaMemcpyDeviceToHost));
         compare_d8(c, got, d_amax, c->tol8_tc, chk);
         free(got);
     } else if (is_bf16(f)) {

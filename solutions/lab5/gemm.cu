@@ -1173,7 +1173,14 @@ cublasStatus_t lab5_gemm_cublaslt_bf16(cublasLtHandle_t handle, const uint16_t *
  *     same).
  *   - FAST_ACCUM = 0: cuBLASLt promotes the tensor cores' partial sums to
  *     FP32 registers every few K steps (README §5.1).
+ *   - cuBLASLt refuses a scale or amax pointer that is not 16-byte aligned,
+ *     and only in cublasLtMatmul, after the heuristic accepted the call
+ *     (CUBLAS_STATUS_NOT_SUPPORTED; README §6): lab5.h promises 256 bytes
+ *     for every pointer, and a caller who broke that promise is told so
+ *     first, with CUBLAS_STATUS_INVALID_VALUE, nothing queued.
  */
+static bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
 cublasStatus_t lab5_gemm_cublaslt_fp8(cublasLtHandle_t handle, const uint8_t *A,
                                       const uint8_t *B, const float *a_scale_inv,
                                       const float *b_scale_inv, const float *d_scale,
@@ -1185,6 +1192,9 @@ cublasStatus_t lab5_gemm_cublaslt_fp8(cublasLtHandle_t handle, const uint8_t *A,
         return CUBLAS_STATUS_INVALID_VALUE;
     if (M == 0 || N == 0 || K == 0)
         return CUBLAS_STATUS_SUCCESS;
+    if (!aligned16(A) || !aligned16(B) || !aligned16(D) || !aligned16(a_scale_inv) ||
+        !aligned16(b_scale_inv) || !aligned16(d_scale) || !aligned16(d_amax))
+        return CUBLAS_STATUS_INVALID_VALUE;
 
     const cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
     const uint64_t max_workspace = workspace != NULL ? workspace_bytes : 0;
