@@ -52,7 +52,7 @@ endif
 # the oracle tests.
 NVCC_ARCH ?= --generate-code arch=compute_89,code=[compute_89,sm_89] \
              --generate-code arch=compute_90,code=sm_90
-NVCCFLAGS ?= -std=c++17 -O2 -g $(NVCC_ARCH) -Werror all-warnings \
+NVCCFLAGS ?= -std=c++17 -O2 -g $(NVCC_ARCH) $(NVCC_HOST) -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror
 
 # As many jobs as the machine has cores, unless make was given -j itself.
@@ -171,14 +171,17 @@ GRADE_LDLIBS = $(CHECK_LIBS) $(LIB_LIBS)
 CUDA_LABS   := lab5
 GRADED_LABS := $(LABS) $(CUDA_LABS)
 CUDA_LDLIBS  = $(if $(CUDA_LIBDIR),-L$(CUDA_LIBDIR) -Wl$(comma)-rpath$(comma)$(CUDA_LIBDIR)) \
-               -lcublasLt -lcudart -lstdc++
+               $(if $(STDCXX_DIR),-Wl$(comma)-rpath$(comma)$(STDCXX_DIR)) -lcublasLt -lcudart -lstdc++
 comma := ,
 # sm_89 (Ada) runs everything but wgmma; sm_90a (Hopper) adds wgmma and TMA.
 LAB5_ARCH   := -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90a,code=sm_90a
-LAB5_NVCCFLAGS := -std=c++17 -O3 $(LAB5_ARCH) -Icommon -Ilabs/lab5 -Xcompiler -Wall,-Wextra
+# nvcc's host compiler is the C++ compiler the build recorded (CXX), wherever
+# it is installed, not whichever g++ comes first on PATH.
+NVCC_HOST   = $(if $(CXX_ABS),-ccbin $(CXX_ABS))
+LAB5_NVCCFLAGS = -std=c++17 -O3 $(LAB5_ARCH) $(NVCC_HOST) -Icommon -Ilabs/lab5 -Xcompiler -Wall,-Wextra
 LAB5_WERROR := -Werror all-warnings -Xcompiler -Werror
 # What the grader gives nvcc for a submission (warnings shown, not fatal).
-GRADE_NVCCFLAGS := -std=c++17 -O3 $(LAB5_ARCH) -Xcompiler -Wall,-Wextra
+GRADE_NVCCFLAGS = -std=c++17 -O3 $(LAB5_ARCH) $(NVCC_HOST) -Xcompiler -Wall,-Wextra
 LAB5_BUILT  := $(if $(NVCC),$(if $(CUDA_INC),1))
 
 RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(GRADED_LABS:%=$(BUILD)/obj/grading/%_rubric.o)
@@ -415,7 +418,9 @@ SUBJECT_LDLIBS = $(SUBJECT_LD) -static $(BLAS_LIBS) -lm -lpthread
 
 # How the grader builds a submission, and where the course is, are compiled in
 # (from $(CONFIG) and the variables above: the rules depend on both files).
-$(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(CC)"' \
+$(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(or $(CC_ABS),$(CC))"' \
+    -DGRADER_TOOLCHAIN='"$(TOOLCHAIN_DIRS)"' -DGRADER_TOOL_PATH='"$(TOOL_PATH)"' \
+    -DGRADER_NVCC_HOST='"$(if $(LAB5_BUILT),$(CXX_ABS))"' \
     -DGRADER_NVCC='"$(if $(LAB5_BUILT),$(NVCC))"' -DGRADER_NVCCFLAGS='"$(GRADE_NVCCFLAGS)"' \
     -DGRADER_CUDA_LDLIBS='"$(CUDA_LDLIBS)"' \
     -DGRADER_CFLAGS='"$(GRADE_CFLAGS)"' -DGRADER_LDLIBS='"$(GRADE_LDLIBS)"' \

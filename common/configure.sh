@@ -15,6 +15,13 @@
 #   GRADER_CFLAGS_PKG GRADER_LIBS_PKG  jansson, libxml-2.0, nettle, libarchive
 #   NVCC CUDA_INC CUDA_LIBDIR      nvcc, the directory of cuda_fp8.h, that of
 #                                  libcudart.so (each empty when not found)
+#   CC_ABS CXX_ABS                 the compilers' absolute paths
+#   TOOLCHAIN_DIRS TOOL_PATH       the folders outside the system's that the
+#                                  compilers and nvcc need (the grader's
+#                                  sandbox shows them), and the PATH the
+#                                  grader gives them
+#   STDCXX_DIR                     the C++ compiler's libstdc++ folder when it
+#                                  is not the system's (else empty)
 # and, as comments, the compilers' versions and the flags: lines that change
 # nothing in make but the file, and so rebuild everything when they change.
 # Prints one line when the file changed and an earlier one existed.
@@ -49,6 +56,51 @@ for f in "$CUDA_HOME"/lib64/libcudart.so "$CUDA_HOME"/targets/*/lib/libcudart.so
     if [ -e "$f" ]; then CUDA_LIBDIR=$(cd "$(dirname "$f")" && pwd); break; fi
 done
 
+# The toolchain the grader runs in its sandbox, wherever it is installed (an
+# HPC module system puts compilers under /opt, /apps or /sw): the absolute
+# path of each tool, and the folders it needs beyond the system's, which the
+# sandbox shows read-only. For a tool at PREFIX/bin/NAME, PREFIX (its cc1,
+# libexec, include and lib folders, its own libstdc++), for the path as
+# given and as its links resolve; nothing under the system's own folders,
+# which every step sees already.
+abs_tool() { p=$(command -v "$1" 2>/dev/null) && [ -n "$p" ] && (cd "$(dirname "$p")" && echo "$(pwd)/$(basename "$p")"); }
+prefix_of() {
+    d=$(dirname "$1")
+    case "$d" in */bin) dirname "$d" ;; *) echo "$d" ;; esac
+}
+outside_system() {
+    case "$1" in
+    / | /usr | /usr/* | /bin | /bin/* | /sbin | /sbin/* | /lib | /lib/* | /lib32* | /lib64* | /libx32* | /etc/*) return 1 ;;
+    *) return 0 ;;
+    esac
+}
+CC_ABS=$(abs_tool "$CC")
+CXX_ABS=$(abs_tool "$CXX")
+NVCC_ABS=${NVCC:+$(abs_tool "$NVCC")}
+TOOLCHAIN_DIRS=""
+TOOL_BINS=""
+for t in "$CC_ABS" "$CXX_ABS" "$NVCC_ABS"; do
+    [ -n "$t" ] || continue
+    for p in "$t" "$(readlink -f "$t" 2>/dev/null)"; do
+        [ -n "$p" ] || continue
+        pre=$(prefix_of "$p")
+        if outside_system "$pre"; then
+            case " $TOOLCHAIN_DIRS " in *" $pre "*) ;; *) TOOLCHAIN_DIRS="$TOOLCHAIN_DIRS $pre" ;; esac
+        fi
+    done
+    bin=$(dirname "$t")
+    if outside_system "$bin"; then
+        case ":$TOOL_BINS:" in *":$bin:"*) ;; *) TOOL_BINS="$TOOL_BINS:$bin" ;; esac
+    fi
+done
+# The C++ compiler's own libstdc++, where it is not the system's: programs
+# that link it (lab5's) find it there at run time (-rpath).
+STDCXX_DIR=""
+if [ -n "$CXX_ABS" ]; then
+    f=$("$CXX_ABS" -print-file-name=libstdc++.so 2>/dev/null)
+    case "$f" in /*) d=$(cd "$(dirname "$f")" 2>/dev/null && pwd -P) && outside_system "$d" && STDCXX_DIR=$d ;; esac
+fi
+
 tmp="$config.tmp.$$"
 trap 'rm -f "$tmp"' EXIT
 {
@@ -69,6 +121,11 @@ trap 'rm -f "$tmp"' EXIT
         echo "GRADER_CFLAGS_PKG :="
         echo "GRADER_LIBS_PKG :="
     fi
+    echo "CC_ABS := $CC_ABS"
+    echo "CXX_ABS := $CXX_ABS"
+    echo "TOOLCHAIN_DIRS := ${TOOLCHAIN_DIRS# }"
+    echo "TOOL_PATH := ${TOOL_BINS#:}${TOOL_BINS:+:}/usr/local/bin:/usr/bin:/bin"
+    echo "STDCXX_DIR := $STDCXX_DIR"
     echo "NVCC := $NVCC"
     echo "CUDA_INC := $CUDA_INC"
     echo "CUDA_LIBDIR := $CUDA_LIBDIR"

@@ -85,6 +85,18 @@
 #ifndef GRADER_SPLIT_LABS
 #define GRADER_SPLIT_LABS " "
 #endif
+/* The toolchain the build recorded (common/configure.sh): the folders its
+ * compilers need outside the system's, space-separated, which every build
+ * step sees read-only; and the PATH they are given. */
+#ifndef GRADER_TOOLCHAIN
+#define GRADER_TOOLCHAIN ""
+#endif
+#ifndef GRADER_NVCC_HOST
+#define GRADER_NVCC_HOST ""
+#endif
+#ifndef GRADER_TOOL_PATH
+#define GRADER_TOOL_PATH "/usr/local/bin:/usr/bin:/bin"
+#endif
 
 #define MAX_SOURCE_BYTES (4L << 20) /* a student file larger than this is refused */
 #define BUILD_TIMEOUT_S 120.0
@@ -366,17 +378,37 @@ static int wait_until(pid_t pid, double deadline, int *timed_out)
     return status;
 }
 
-/* The environment of the compiler and nm: the grader's PATH, C messages,
+/* The environment of the compiler and nm, the grader's choice: the PATH the
+ * build recorded (the toolchain's folders, then the system's), C messages,
  * and temporary files in the stage's tmp/ (under Landlock, /tmp is not
- * theirs). */
+ * theirs). Nothing of the grader's own environment. */
 static char **tool_env(const char *stage)
 {
-    static char path[4200], tmp[4200];
-    static char *env[] = {path, "LC_ALL=C", tmp, NULL};
-    const char *p = getenv("PATH");
-    snprintf(path, sizeof path, "PATH=%s", p && *p ? p : "/usr/local/bin:/usr/bin:/bin");
+    static char tmp[4200];
+    static char *env[] = {"PATH=" GRADER_TOOL_PATH, "LC_ALL=C", tmp, NULL};
     snprintf(tmp, sizeof tmp, "TMPDIR=%s/tmp", stage);
     return env;
+}
+
+/* view and the toolchain's folders (GRADER_TOOLCHAIN), NULL-terminated, in
+ * out (room for cap entries); the strings are view's and a static copy. */
+static const char *const *with_toolchain(const char *const *view, const char **out, int cap)
+{
+    static char dirs[] = GRADER_TOOLCHAIN;
+    static char *tool[16];
+    static int ntool = -1;
+    if (ntool < 0) {
+        ntool = 0;
+        for (char *d = strtok(dirs, " "); d && ntool < 16; d = strtok(NULL, " "))
+            tool[ntool++] = d;
+    }
+    int n = 0;
+    for (int i = 0; view && view[i] && n < cap - 1; i++)
+        out[n++] = view[i];
+    for (int i = 0; i < ntool && n < cap - 1; i++)
+        out[n++] = tool[i];
+    out[n] = NULL;
+    return out;
 }
 
 /* Whether the log says the tool failed for want of the machine's resources
@@ -398,7 +430,9 @@ static int short_of_resources(const char *log)
 static int run_build(char **argv, const char *log, const char *stage, const char *const *view,
                      long as_mib)
 {
-    limits lim = {as_mib, 64L << 20, 0, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage, view};
+    const char *shown[40];
+    limits lim = {as_mib, 64L << 20, 0, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage,
+                  with_toolchain(view, shown, 40)};
     for (int tries = 0;; tries++) {
         pid_t pid = spawn(argv, tool_env(stage), log, -1, &lim);
         if (pid < 0)
@@ -701,6 +735,55 @@ static int compile(const char *flags, char *inc_src, char *inc_common, char *src
     argv[argc++] = obj;
     argv[argc] = NULL;
     return run_build(argv, log, stage, view, cuda ? NVCC_AS_MIB : BUILD_AS_MIB);
+}
+
+/*
+ * Whether the sandbox can run the toolchain at all, asked once per process
+ * before any submission's build can be blamed for it: the C compiler, and
+ * for a CUDA lab nvcc and its host compiler, each run on --version with the
+ * view a build gets. A toolchain the sandbox cannot run (installed where it
+ * does not look, or refused by it) is the grader's error, said once with
+ * what the tool said, never a student's 0. Returns 0, -1 with err, or -2
+ * when the machine was short of processes or memory.
+ */
+static int toolchain_runs(const gr_options *o, const char *stage, lab_error *err)
+{
+    static int checked[2];
+    const char *const tools[2][2] = {{GRADER_CC, NULL}, {GRADER_NVCC, GRADER_NVCC_HOST}};
+    char *common = gr_asprintf("%s/common", o->root);
+    const char *const view[] = {common, NULL};
+    int rc = 0;
+    for (int k = 0; k < (o->lab->cuda ? 2 : 1) && rc == 0; k++) {
+        for (int t = 0; t < 2 && rc == 0 && !checked[k]; t++) {
+            const char *tool = tools[k][t];
+            if (!tool || !*tool)
+                continue;
+            char *log = gr_asprintf("%s/log/toolchain.out", stage);
+            char *argv[] = {(char *)tool, "--version", NULL};
+            int ran = run_build(argv, log, stage, view, k ? NVCC_AS_MIB : BUILD_AS_MIB);
+            if (ran == -2) {
+                rc = -2;
+            } else if (ran != 0) {
+                const gr_sandbox *sb = gr_sandbox_get(NULL);
+                char *said = read_head(log, 3, 600);
+                for (char *c = said; c && *c; c++)
+                    if (*c == '\n')
+                        *c = c[1] ? ';' : '\0';
+                rc = lab_errorf(err, "the grader cannot run the compiler %s in its sandbox (%s): "
+                                "%s. The grader's setup is at fault, not the submission: "
+                                "rebuild the course (make) where the compiler is installed, "
+                                "or tell the course staff", tool,
+                                sb->on ? "bubblewrap" : sb->landlock > 0 ? "Landlock" : "none",
+                                said && *said ? said : "it failed with no message");
+                free(said);
+            }
+            unlink(log);
+            free(log);
+        }
+        checked[k] = rc == 0;
+    }
+    free(common);
+    return rc;
 }
 
 /* Whether the lab's tests call the submission in a subject of its own
@@ -1338,7 +1421,10 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         rc = 0;
         goto done;
     }
-    int built = staged == 0 ? build_runner(o, stage) : -1;
+    int usable = staged == 0 ? toolchain_runs(o, stage, err) : 0;
+    if (usable == -1)
+        goto done;
+    int built = staged == 0 && usable == 0 ? build_runner(o, stage) : usable;
     if (built == -2) {
         lab_errorf(err, "the grader could not run the compiler: this machine was short of "
                         "processes or memory, three times (a grader error: grade it again)");
