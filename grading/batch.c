@@ -1356,7 +1356,7 @@ static int save_error_report(const batch *b, const submission *s, const char *wh
     r.max_score = grader_lab_points(lab);
     r.seconds = s->seconds;
     for (int i = 0; i < lab->ntests; i++)
-        results[i] = (gr_result){&lab->tests[i], GR_ERROR, 0, message, NULL};
+        results[i] = (gr_result){&lab->tests[i], GR_ERROR, 0, message, NULL, 0};
 
     /* gr_write_report writes the json format; jansson adds "error" to it. */
     FILE *mem = open_memstream(&text, &len);

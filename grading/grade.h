@@ -21,7 +21,7 @@ typedef struct gr_options {
     const char *build;      /* the build folder: the suites, libfp8lab.a, grade/ */
     const char *source_dir; /* where the student's files are taken from */
     const char *label;      /* how the report names it ("labs/lab0"); NULL: source_dir */
-    const char *only_test;  /* one test's name, or NULL for all */
+    const char *only_test;  /* the tests to run, comma-separated, or NULL for all */
     const char *seed;       /* hidden inputs: the tests the rubric lists draw inputs
                                from this (any string), checked against the reference;
                                NULL: none */
@@ -42,6 +42,9 @@ void gr_report_free(gr_report *r);
 
 /* A formatted string in new memory; out of memory ends the grader (exit 2). */
 char *gr_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whether name is one of list's comma-separated test names. */
+int gr_test_selected(const char *list, const char *name);
 
 /* rm -rf path, as a child process (never a shell): the pristine trees. */
 void gr_remove_tree(const char *path);

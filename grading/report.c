@@ -643,6 +643,7 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
         jset(t, "status", json_string(status_key(res->status)), &ok);
         jset(t, "points", json_integer(res->points), &ok);
         jset(t, "max_points", json_integer(res->test->points), &ok);
+        jset(t, "seconds", json_real(res->seconds), &ok);
         jset(t, "hidden_inputs", json_boolean(gr_test_hidden(r, res->test)), &ok);
         jset(t, "message", res->status == GR_PASS ? json_null() : jstr(message_of(r, res)), &ok);
         jset(t, "output", jstr(shows_output(res, verbose) ? res->output : NULL), &ok);
@@ -800,7 +801,10 @@ static int write_tap(FILE *out, const gr_report *r, int verbose, lab_error *err)
         put_tap_name(out, res->test->name);
         if (res->status == GR_SKIPPED)
             fputs(" # SKIP", out);
-        fprintf(out, "  # %d/%d points\n", res->points, res->test->points);
+        fprintf(out, "  # %d/%d points", res->points, res->test->points);
+        if (res->seconds > 0)
+            fprintf(out, ", %.1f s", res->seconds);
+        fputc('\n', out);
         if (res->status == GR_PASS)
             continue;
         fputs("  ---\n", out);
@@ -911,7 +915,8 @@ static int xml_testcase(xmlTextWriterPtr w, const gr_report *r, const gr_result 
     int rc = -1;
 
     if (xmlTextWriterStartElement(w, BAD_CAST "testcase") < 0 ||
-        xml_attr(w, "classname", r->lab->name) < 0 || xml_attr(w, "name", res->test->name) < 0)
+        xml_attr(w, "classname", r->lab->name) < 0 || xml_attr(w, "name", res->test->name) < 0 ||
+        xml_attr_seconds(w, "time", res->seconds) < 0)
         return -1;
     if (res->status != GR_PASS) {
         if ((summary = first_line(message_of(r, res))) == NULL ||

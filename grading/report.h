@@ -28,6 +28,7 @@ typedef struct gr_result {
     int points;      /* earned: test->points on a pass, else 0 */
     char *message;   /* what went wrong, one or more lines; NULL on a pass */
     char *output;    /* what the test printed (first lines), or NULL */
+    double seconds;  /* the wall-clock time of its run; 0 when it did not run */
 } gr_result;
 
 typedef struct gr_file_hash {

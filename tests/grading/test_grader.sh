@@ -199,6 +199,11 @@ expect_match "judge short for good: the grader's error" "$(cat "$TMP/short.out")
 grade one lab0 --solution --test encode_nan
 expect_eq "--test: one test" "$(jq -r '[.tests[] | .name] | join(",")' "$TMP/one.json")" encode_nan
 expect_eq "--test: its points" "$(score_of one)" "5/5"
+grade two lab0 --solution --test encode_nan --test decode_e4m3,encode_rne
+expect_eq "--test, repeated and a list: those tests, in rubric order" \
+    "$(jq -r '[.tests[] | .name] | join(",")' "$TMP/two.json")" decode_e4m3,encode_rne,encode_nan
+grade typo lab0 --solution --test encode_nan,encode_rn
+expect_eq "--test: a name not in the rubric, among others: usage error" "$(rc_of typo)" 2
 
 list=$("$GRADER" --list)
 expect_match "--list: the lab" "$list" "^lab0 +FP8 number formats +\\(100 points\\)"

@@ -60,19 +60,19 @@ static gr_report report_nobuild;
 static void make_reports(void)
 {
     for (int i = 0; i < 4; i++) {
-        results_pass[i] = (gr_result){&tests[i], GR_PASS, tests[i].points, NULL, NULL};
+        results_pass[i] = (gr_result){&tests[i], GR_PASS, tests[i].points, NULL, NULL, 0.5};
         results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
-                                         "not run: the submission did not compile", NULL};
+                                         "not run: the submission did not compile", NULL, 0};
     }
     report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0};
 
-    results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n"};
+    results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n", 1.5};
     results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
                                    "encode(E4M3, 8.5625f): gave 0x51, should be 0x50\n"
                                    "  8.5625 is nearer to 8.0",
-                                   "debug: x = 8.5625\n"};
-    results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile};
-    results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL};
+                                   "debug: x = 8.5625\n", 0.25};
+    results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile, 2};
+    results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL, 30};
     report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
                                results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
 
@@ -205,11 +205,11 @@ START_TEST(test_builds_on)
     static const grader_lab dep_lab = {.name = "lab1", .title = "t", .tests = dep_tests,
                                        .ntests = 5};
     gr_result res[5] = {
-        {&dep_tests[0], GR_FAIL, 0, strdup("counted 3 saturated, should be 4"), NULL},
-        {&dep_tests[1], GR_PASS, 4, NULL, NULL},
-        {&dep_tests[2], GR_FAIL, 0, strdup("byte 7: gave 0x01"), NULL},
-        {&dep_tests[3], GR_FAIL, 0, strdup("step 2: gave 1.5"), NULL},
-        {&dep_tests[4], GR_PASS, 5, NULL, NULL},
+        {&dep_tests[0], GR_FAIL, 0, strdup("counted 3 saturated, should be 4"), NULL, 0},
+        {&dep_tests[1], GR_PASS, 4, NULL, NULL, 0},
+        {&dep_tests[2], GR_FAIL, 0, strdup("byte 7: gave 0x01"), NULL, 0},
+        {&dep_tests[3], GR_FAIL, 0, strdup("step 2: gave 1.5"), NULL, 0},
+        {&dep_tests[4], GR_PASS, 5, NULL, NULL, 0},
     };
     gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0};
 
@@ -357,7 +357,7 @@ END_TEST
 START_TEST(test_text_missing_pieces)
 {
     static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0, NULL}, {"crash", 2, NULL, NULL, 1, 0, NULL}};
-    gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL}, {&bare[1], GR_ERROR, 0, NULL, NULL}};
+    gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL, 0}, {&bare[1], GR_ERROR, 0, NULL, NULL, 0}};
     gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
     int n;
@@ -395,7 +395,8 @@ static const char *const json_keys[] = {"lab", "title", "source", "build_ok", "b
                                         "score", "max_score", "seconds", "hidden_inputs",
                                         "tests"};
 static const char *const json_test_keys[] = {"name", "title", "section", "status", "points",
-                                             "max_points", "hidden_inputs", "message", "output"};
+                                             "max_points", "seconds", "hidden_inputs",
+                                             "message", "output"};
 
 START_TEST(test_json_mixed)
 {
@@ -417,13 +418,15 @@ START_TEST(test_json_mixed)
     ck_assert_int_eq((int) json_array_size(arr), 4);
     for (int i = 0; i < 4; i++) {
         json_t *t = json_array_get(arr, (size_t) i);
-        assert_keys(t, json_test_keys, 9);
+        assert_keys(t, json_test_keys, 10);
         ck_assert_str_eq(jget_str(t, "name"), tests[i].name);
         ck_assert_str_eq(jget_str(t, "title"), tests[i].title);
         ck_assert_str_eq(jget_str(t, "section"), tests[i].section);
         ck_assert_str_eq(jget_str(t, "status"), statuses[i]);
         ck_assert_int_eq(jget_int(t, "points"), results_mixed[i].points);
         ck_assert_int_eq(jget_int(t, "max_points"), tests[i].points);
+        ck_assert_double_eq_tol(json_number_value(json_object_get(t, "seconds")),
+                                results_mixed[i].seconds, 1e-9);
         ck_assert(json_is_null(json_object_get(t, "output"))); /* not verbose */
         ck_assert(i == 0 ? json_is_null(json_object_get(t, "message"))
                          : json_is_string(json_object_get(t, "message")));
@@ -588,9 +591,13 @@ static void check_tap(const gr_report *r, int verbose)
         ck_assert_str_eq(name, r->results[points].test->name);
         ck_assert_int_eq(ok, r->results[points].status == GR_PASS);
         {
+            /* the points, then the run's time where it ran */
             char want[64];
-            snprintf(want, sizeof want, "  # %d/%d points", r->results[points].points,
-                     r->results[points].test->points);
+            int n = snprintf(want, sizeof want, "  # %d/%d points", r->results[points].points,
+                             r->results[points].test->points);
+            if (r->results[points].seconds > 0)
+                snprintf(want + n, sizeof want - (size_t)n, ", %.1f s",
+                         r->results[points].seconds);
             ck_assert_str_eq(lines[i] + (ok ? 3 : 7) + off, want);
         }
         points++;
@@ -629,7 +636,7 @@ END_TEST
 START_TEST(test_tap_details)
 {
     char *out = render(&report_mixed, GR_FORMAT_TAP, 1);
-    ck_assert_ptr_nonnull(strstr(out, "\nnot ok 2 - encode_rne  # 0/15 points\n  ---\n"
+    ck_assert_ptr_nonnull(strstr(out, "\nnot ok 2 - encode_rne  # 0/15 points, 0.2 s\n  ---\n"
                                       "  message: |\n"
                                       "    encode(E4M3, 8.5625f): gave 0x51, should be 0x50\n"
                                       "      8.5625 is nearer to 8.0\n"
@@ -650,8 +657,8 @@ START_TEST(test_tap_details)
     /* a first line that would set the block's indentation goes out quoted;
      * blank lines inside a block keep the indentation */
     {
-        gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL},
-                            {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL}};
+        gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL, 0},
+                            {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL, 0}};
         gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0};
         out = render(&r, GR_FORMAT_TAP, 0);
         ck_assert_ptr_nonnull(
@@ -741,6 +748,7 @@ START_TEST(test_junit_mixed)
     tc = first_element(suite, "testcase");
     assert_attr(tc, "classname", "lab0");
     assert_attr(tc, "name", "decode_e4m3");
+    assert_attr(tc, "time", "1.500"); /* the test's own run */
     failure = first_element(root, "failure");
     assert_attr(failure, "type", "FAIL");
     assert_attr(failure, "message", "encode(E4M3, 8.5625f): gave 0x51, should be 0x50");
@@ -870,8 +878,8 @@ START_TEST(test_skipped)
     gr_result res[4];
     for (int i = 0; i < 4; i++)
         res[i] = (gr_result){&tests[i], GR_SKIPPED, 0,
-                             "it needs a GPU, and no GPU: no device", NULL};
-    res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL};
+                             "it needs a GPU, and no GPU: no device", NULL, 0};
+    res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL, 1};
     gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
 
     char *text = render(&r, GR_FORMAT_TEXT, 0);
@@ -956,7 +964,7 @@ END_TEST
 
 START_TEST(test_bad_arguments)
 {
-    gr_result bad[1] = {{&tests[0], (gr_status) 7, 0, NULL, NULL}};
+    gr_result bad[1] = {{&tests[0], (gr_status) 7, 0, NULL, NULL, 0}};
     gr_report r = report_pass;
     lab_error err = {{0}};
     FILE *f = fopen("/dev/null", "w");
