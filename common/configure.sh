@@ -17,9 +17,10 @@
 #                                  libcudart.so (each empty when not found)
 #   CC_ABS CXX_ABS                 the compilers' absolute paths
 #   TOOLCHAIN_DIRS TOOL_PATH       the folders outside the system's that the
-#                                  compilers and nvcc need (the grader's
-#                                  sandbox shows them), and the PATH the
-#                                  grader gives them
+#                                  compilers, nvcc and the libraries a
+#                                  submission is built with need (the
+#                                  grader's sandbox shows them), and the PATH
+#                                  the grader gives the tools
 #   STDCXX_DIR                     the C++ compiler's libstdc++ folder when it
 #                                  is not the system's (else empty)
 # and, as comments, the compilers' versions and the flags: lines that change
@@ -92,6 +93,21 @@ for t in "$CC_ABS" "$CXX_ABS" "$NVCC_ABS"; do
     if outside_system "$bin"; then
         case ":$TOOL_BINS:" in *":$bin:"*) ;; *) TOOL_BINS="$TOOL_BINS:$bin" ;; esac
     fi
+done
+# The libraries' folders too, where pkg-config finds them outside the
+# system's (an OpenBLAS or a Check of a module system, or unpacked by hand):
+# the sandboxed compile and link read them (-I, -L).
+for f in $(pc --cflags openblas) $(pc --libs openblas) $(pc --cflags check) $(pc --libs check); do
+    case "$f" in
+    -I/* | -L/*) d=${f#-?} ;;
+    *) continue ;;
+    esac
+    d=${d%/}
+    for p in "$d" "$(cd "$d" 2>/dev/null && pwd -P)"; do
+        if [ -n "$p" ] && outside_system "$p"; then
+            case " $TOOLCHAIN_DIRS " in *" $p "*) ;; *) TOOLCHAIN_DIRS="$TOOLCHAIN_DIRS $p" ;; esac
+        fi
+    done
 done
 # The C++ compiler's own libstdc++, where it is not the system's: programs
 # that link it (lab5's) find it there at run time (-rpath).

@@ -4,11 +4,13 @@
 # /opt, /apps or /sw, outside the system folders the sandbox shows.
 #
 # A copy of this machine's gcc and g++ goes into a folder of its own (the
-# drivers find cc1 and the rest through their configured prefix), the
-# course is built with CC and CXX pointing there (its own build folder),
-# and then:
+# drivers find cc1 and the rest through their configured prefix), OpenBLAS
+# is found by pkg-config in another, the course is built with CC and CXX
+# pointing there (its own build folder), and then:
 #   - lab0's reference is graded with bubblewrap and with Landlock alone
-#     (FP8LAB_SANDBOX=none): full marks, the compiler run from its folder;
+#     (FP8LAB_SANDBOX=none): full marks, the compiler run from its folder
+#     and its subject linked with OpenBLAS from its own; lab3's, which
+#     includes cblas.h, passes a test both ways;
 #   - where nvcc is, lab5's reference (nvcc, its host compiler the copied
 #     g++) builds both ways: `builds` passes;
 #   - as root, with the folder closed to the sandbox's user: the grader says
@@ -48,6 +50,24 @@ if ! "$TC/bin/gcc" "$TMP/t.c" -o "$TMP/t" 2>"$TMP/t.err"; then
     tail -n 1 "$TMP/t.err"
     exit 77
 fi
+# OpenBLAS as a module system or an unpacked package gives it: pkg-config
+# finds it first in a folder of its own, under a name of its own
+# (libfp8testblas, a copy of this machine's libopenblas.a, so that nothing
+# in the system's folders can stand in for it, and a link to its .so), and
+# every lab's subject links it statically from there.
+blas_pc=$(pkg-config --variable=pcfiledir openblas 2>/dev/null)/openblas.pc
+blas_lib=$(pkg-config --variable=libdir openblas 2>/dev/null)
+blas_inc=$(pkg-config --variable=includedir openblas 2>/dev/null)
+if [ -f "$blas_pc" ] && [ -d "$blas_lib" ] && [ -d "$blas_inc" ]; then
+    BL=$TMP/openblas
+    mkdir -p "$BL/lib" "$BL/include" "$BL/pkgconfig" &&
+        cp "$blas_lib/libopenblas.a" "$BL/lib/libfp8testblas.a" &&
+        ln -s "$blas_lib/libopenblas.so" "$BL/lib/libfp8testblas.so" &&
+        for f in "$blas_inc"/*; do ln -s "$f" "$BL/include/"; done &&
+        sed -e "s|^libdir=.*|libdir=$BL/lib/|" -e "s|^includedir=.*|includedir=$BL/include/|" \
+            -e "s|-lopenblas|-lfp8testblas|" "$blas_pc" >"$BL/pkgconfig/openblas.pc" || exit 1
+    export PKG_CONFIG_PATH="$BL/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+fi
 B=$TMP/build
 export CC="$TC/bin/gcc" CXX="$TC/bin/g++" BUILD="$B"
 
@@ -55,7 +75,7 @@ export CC="$TC/bin/gcc" CXX="$TC/bin/g++" BUILD="$B"
 # what it needs); lab5 where the CUDA Toolkit is.
 lab5=0
 grep -q '^NVCC := .' "${FP8LAB_BUILD:-build}/config.mk" 2>/dev/null && lab5=1
-goals="grader-lab0"
+goals="grader-lab0 grader-lab3"
 [ $lab5 = 1 ] && goals="$goals grader-lab5"
 # shellcheck disable=SC2086
 if ! make -s --no-print-directory $goals >"$TMP/make.log" 2>&1; then
@@ -66,6 +86,10 @@ fi
 expect_match "config: the compiler recorded" "$(cat "$B/config.mk")" "CC_ABS := $TC/bin/gcc"
 expect_match "config: its folder shown to the sandbox" "$(cat "$B/config.mk")" \
     "TOOLCHAIN_DIRS := .*$TC"
+if [ -n "${BL:-}" ]; then
+    expect_match "config: OpenBLAS's folders shown too" "$(cat "$B/config.mk")" \
+        "TOOLCHAIN_DIRS := .*$BL/include.*$BL/lib"
+fi
 
 for mode in bwrap landlock; do
     if [ $mode = landlock ]; then export FP8LAB_SANDBOX=none; else unset FP8LAB_SANDBOX; fi
@@ -73,6 +97,11 @@ for mode in bwrap landlock; do
     expect_eq "lab0 with $mode: exit status" "$?" 0
     expect_eq "lab0 with $mode: score" \
         "$(jq -r '"\(.score)/\(.max_score)"' "$TMP/lab0.$mode.json" 2>/dev/null)" "100/100"
+    # lab3 includes cblas.h and calls OpenBLAS: one test, built and passed.
+    ./grader lab3 --solution --test cast_e4m3 --format json -o "$TMP/lab3.$mode.json" \
+        2>"$TMP/lab3.$mode.err"
+    expect_eq "lab3 with $mode: cast_e4m3" \
+        "$(jq -r '.tests[0].status' "$TMP/lab3.$mode.json" 2>/dev/null)" pass
     if [ $lab5 = 1 ]; then
         ./grader lab5 --solution --test builds --format json -o "$TMP/lab5.$mode.json" \
             2>"$TMP/lab5.$mode.err"
