@@ -1215,8 +1215,12 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
     char *env_mult = gr_asprintf("CK_TIMEOUT_MULTIPLIER=%g", timeout_multiplier());
     char *env_seed = o->seed ? gr_asprintf("GRADER_SEED=%s", o->seed) : NULL;
     char *env_gpus = gpus_env();
-    char *envp[12] = {"PATH=/usr/bin:/bin", "LC_ALL=C", env_golden, env_show, env_mult};
-    int n = 5;
+    /* One BLAS thread in the judge, as in the subject (channel.c): the same
+     * sums on every machine, and no thread per core to start (16 on a GPU
+     * node, where a judge that started them met the process limit). */
+    char *envp[14] = {"PATH=/usr/bin:/bin", "LC_ALL=C", "OPENBLAS_NUM_THREADS=1",
+                      "OMP_NUM_THREADS=1", env_golden, env_show, env_mult};
+    int n = 7;
     /* The sanitizers' allocator cannot run under an address-space limit;
      * make a huge malloc fail as it would under one. */
     if (GRADER_SANITIZE)
