@@ -102,6 +102,7 @@ fi
 nvcc=$(sed -n 's/^NVCC := //p' "$B/config.mk" 2>/dev/null)
 [ -n "$nvcc" ] && say "nvcc: $("$nvcc" --version 2>/dev/null | tail -n 2 | tr '\n' ' ')"
 say "host: $(uname -srm), $(nproc) cores; cc: $(sed -n 's/^# cc: //p' "$B/config.mk")"
+say "course: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | grep -q . && echo ', with changes not committed')"
 
 # ---- 2. the reference solution through the grader ------------------------------------
 say ""
