@@ -8,6 +8,21 @@
  * bandwidth as a fraction of a device-to-device copy timed in the same run,
  * or a GEMM's rate as a fraction of cuBLASLt's FP8 GEMM timed in the same
  * run; each tier is a test of its own, passed when the fraction reaches it.
+ *
+ * The tiers, and why, from the reference solution measured on an NVIDIA
+ * H200 (driver 580.159.04, CUDA 13.0, cuBLASLt 13.1.0, 2026-11-26: README
+ * §10, tests/gpu/report-h200-2026-11-26.txt):
+ *   - amax and the cast, 50/70/85% of the copy at 2^26 floats; MXFP8,
+ *     50/65/80% (its blocks add shuffles, a scale and a byte store a block).
+ *     The reference reaches 99% (amax), 97% (cast) and 95% (MXFP8): the top
+ *     tiers leave it room for a few percent of run-to-run noise, and ask
+ *     for what §7 lists (16-byte loads, several in flight, one wave, one
+ *     atomic a block).
+ *   - the GEMM, 10 and 50% of cuBLASLt's FP8 GEMM (E4M3 in, FP32 out, fast
+ *     accumulation) at 4096^3, the fastest of mma, wgmma_tile and wgmma.
+ *     Measured there: naive 0.08%, tiled 1.9%, mma.sync 21.8% (it runs on
+ *     Hopper's FP16 path, §5.4), wgmma_tile 90.5%, wgmma 104.8%. So 10% is
+ *     any tensor-core kernel and no CUDA-core one; 50% only wgmma.
  */
 #include <stddef.h>
 
@@ -58,7 +73,7 @@ static const grader_test tests[] = {
     {"perf_mx_50", 2, "MXFP8 at 50% of the copy", S7, 60, GPU, NULL},
     {"perf_mx_65", 2, "MXFP8 at 65% of the copy", S7, 60, GPU, NULL},
     {"perf_mx_80", 2, "MXFP8 at 80% of the copy", S7, 60, GPU, NULL},
-    {"perf_gemm_25", 2, "GEMM at 25% of cuBLASLt FP8", S7, 60, GPU, NULL},
+    {"perf_gemm_10", 2, "GEMM at 10% of cuBLASLt FP8", S7, 60, GPU, NULL},
     {"perf_gemm_50", 2, "GEMM at 50% of cuBLASLt FP8", S7, 60, GPU, NULL},
 };
 

@@ -1979,7 +1979,9 @@ static void perf_gemm(double tier)
     free(A), free(B);
 }
 
-static void test_perf_gemm_25(void) { perf_gemm(0.25); }
+/* The tiers' reasons are in lab5_rubric.c: 10% is any tensor-core kernel
+ * (mma.sync: 22% on an H200) and no CUDA-core one (tiled: 2%); 50%, wgmma. */
+static void test_perf_gemm_10(void) { perf_gemm(0.10); }
 static void test_perf_gemm_50(void) { perf_gemm(0.50); }
 
 /* ---- §1 builds ------------------------------------------------------------------------- */
@@ -2042,7 +2044,7 @@ static const grader_case cases[] = {
     {"perf_mx_50", test_perf_mx_50},
     {"perf_mx_65", test_perf_mx_65},
     {"perf_mx_80", test_perf_mx_80},
-    {"perf_gemm_25", test_perf_gemm_25},
+    {"perf_gemm_10", test_perf_gemm_10},
     {"perf_gemm_50", test_perf_gemm_50},
 };
 
