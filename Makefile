@@ -153,7 +153,7 @@ MANIFEST := $(BUILD)/tests/manifest
 # ---- labs and the grader ------------------------------------------------------------
 
 # The labs the grader grades: each has labs/<lab>/{<lab>.h,<lab>.c,main.c},
-# solutions/<lab>/<lab>.c and grading/<lab>_{rubric,suite,goldens}.c.
+# solutions/<lab>/<lab>.c and grading/<lab>/{rubric,suite,goldens}.c.
 LABS := lab0 lab1 lab2 lab3 lab4
 
 # Student code is built with warnings shown but not fatal; `make test` checks
@@ -185,7 +185,7 @@ LAB5_WERROR := -Werror all-warnings -Xcompiler -Werror
 GRADE_NVCCFLAGS = -std=c++17 -O3 $(LAB5_ARCH) $(NVCC_HOST) -Xcompiler -Wall,-Wextra
 LAB5_BUILT  := $(if $(NVCC),$(if $(CUDA_INC),1))
 
-RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(GRADED_LABS:%=$(BUILD)/obj/grading/%_rubric.o)
+RUBRIC_OBJS := $(BUILD)/obj/grading/labs.o $(GRADED_LABS:%=$(BUILD)/obj/grading/%/rubric.o)
 # The runner side: linked with each submission (runner.o has its main).
 LIBGRADING  := $(BUILD)/grading/libgrading.a
 # The subject's side, linked with each submission of a split lab (below).
@@ -196,7 +196,7 @@ GRADER_BIN  := $(BUILD)/bin/grader
 SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
 # The labs whose tests call the submission in a subject (channel.h): those
 # with a call table.
-SPLIT_LABS  := $(patsubst grading/%_calls.c,%,$(wildcard grading/lab*_calls.c))
+SPLIT_LABS  := $(patsubst grading/%/calls.c,%,$(wildcard grading/lab*/calls.c))
 SUBJECT_LIB  = $(LIB_SRCS:%.c=$(BUILD)/subject/obj/%.o)
 SPLIT_PARTS  = $(foreach lab,$(SPLIT_LABS),$(BUILD)/grading/$(lab)_judge \
                $(BUILD)/grading/$(lab)_subject.o) $(if $(SPLIT_LABS),$(LIBSUBJECT) $(SUBJECT_LIB))
@@ -322,18 +322,18 @@ $(BUILD)/solutions/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/solutions/$(1)/
     $(call lab_given,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
-$(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/obj/grading/$(1)_goldens.o: ALL_CPPFLAGS += -Ilabs/$(1)
-$(BUILD)/obj/grading/$(1)_calls.o $(BUILD)/subject/obj/grading/$(1)_calls.o: ALL_CPPFLAGS += -Ilabs/$(1)
-$(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)_suite.o
+$(BUILD)/obj/grading/$(1)/suite.o $(BUILD)/obj/grading/$(1)/goldens.o: ALL_CPPFLAGS += -Ilabs/$(1)
+$(BUILD)/obj/grading/$(1)/calls.o $(BUILD)/subject/obj/grading/$(1)/calls.o: ALL_CPPFLAGS += -Ilabs/$(1)
+$(BUILD)/grading/$(1)_suite.o: $(BUILD)/obj/grading/$(1)/suite.o
 	@mkdir -p $$(@D)
 	$$(Q)cp $$< $$@
 # The judge: the lab's tests, its reference and the proxies of its calls,
 # the same program for every submission (channel.h).
-$(BUILD)/grading/$(1)_judge: $(BUILD)/obj/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o \
-    $(BUILD)/obj/grading/$(1)_calls.o $(LIBGRADING) $(LIB)
+$(BUILD)/grading/$(1)_judge: $(BUILD)/obj/grading/$(1)/suite.o $(BUILD)/grading/$(1)_reference.o \
+    $(BUILD)/obj/grading/$(1)/calls.o $(LIBGRADING) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)$$(CC) $$(LDFLAGS) $$^ $$(GRADE_LDLIBS) -o $$@
-$(BUILD)/grading/$(1)_subject.o: $(BUILD)/subject/obj/grading/$(1)_calls.o
+$(BUILD)/grading/$(1)_subject.o: $(BUILD)/subject/obj/grading/$(1)/calls.o
 	@mkdir -p $$(@D)
 	$$(Q)cp $$< $$@
 # The reference inside every judge (lab5: runner), for --seed's hidden inputs: the
@@ -343,7 +343,7 @@ $(BUILD)/grading/$(1)_reference.o: $(BUILD)/solutions/$(1)/$(1).o
 	@mkdir -p $$(@D)
 	$$(call say,REF,$$@)nm -g --defined-only $$< | awk '{ print $$$$3, "ref_" $$$$3 }' > $$@.syms && \
 	  objcopy --redefine-syms=$$@.syms $$< $$@
-$(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)_goldens.o \
+$(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)/goldens.o \
     $(BUILD)/obj/grading/golden_io.o $(BUILD)/solutions/$(1)/$(1).o $(call lab_given,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
@@ -368,8 +368,8 @@ $(BUILD)/solutions/lab5/lab5: $(BUILD)/labs/lab5/main.o $(LAB5_SRCS:%=$(BUILD)/s
     $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CXX) $(LDFLAGS) $^ $(CUDA_LDLIBS) $(LIB_LIBS) -o $@
-$(BUILD)/obj/grading/lab5_suite.o: ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
-$(BUILD)/grading/lab5_suite.o: $(BUILD)/obj/grading/lab5_suite.o
+$(BUILD)/obj/grading/lab5/suite.o: ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
+$(BUILD)/grading/lab5_suite.o: $(BUILD)/obj/grading/lab5/suite.o
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 # The reference: the solution's two objects in one, its lab5_* functions
@@ -431,7 +431,7 @@ $(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(or $(CC_ABS),$(CC)
 $(BUILD)/obj/grading/grader.o: ALL_CPPFLAGS += -DGRADER_ROOT='"$(CURDIR)"' \
     -DGRADER_BUILD='"$(abspath $(BUILD))"'
 $(BUILD)/obj/grading/grade.o $(BUILD)/obj/grading/grader.o: Makefile
-$(BUILD)/obj/grading/grade.o: $(wildcard grading/lab*_calls.c)
+$(BUILD)/obj/grading/grade.o: $(wildcard grading/lab*/calls.c)
 
 $(LIBGRADING): $(addprefix $(BUILD)/obj/grading/,runner.o channel.o policy.o landlock.o) \
     $(RUBRIC_OBJS)
@@ -521,7 +521,7 @@ endif
 # tests/lab5/test_host_time.c: the tests' host work, measured without a GPU.
 STANDIN_RUNNER := $(if $(CUDA_INC),$(BUILD)/tests/lab5/standin_runner)
 $(BUILD)/obj/tests/lab5/cuda_standin.o: ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
-$(BUILD)/tests/lab5/standin_runner: $(BUILD)/obj/grading/lab5_suite.o \
+$(BUILD)/tests/lab5/standin_runner: $(BUILD)/grading/lab5_suite.o \
     $(BUILD)/obj/tests/lab5/cuda_standin.o $(LIBGRADING) $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(LIB_LIBS) -lpthread -o $@

@@ -5,7 +5,7 @@
  *
  * The course's reference for what lab5's GPU kernels must write, byte for
  * byte. lab4 asks students to write the same thing, so lab4's grader does
- * not let a submission call these (grading/lab4_rubric.c).
+ * not let a submission call these (grading/lab4/rubric.c).
  *
  * Layout: x is row-major, rows x cols floats; a row has nb = ceil(cols /
  * block) blocks, the last one shorter when block does not divide cols;

@@ -1,6 +1,6 @@
 /*
  * lab5_bound.h - the tolerance of a tensor-core FP8 dot product (README §5.1),
- * the one place it is computed: the grader (grading/lab5_suite.c) checks
+ * the one place it is computed: the grader (grading/lab5/suite.c) checks
  * every tensor-core GEMM with it, the demo (main.cu) validates with it, and
  * tests/lab5/test_tc_bound.c checks it against a CPU model of the
  * accumulator.
@@ -43,7 +43,7 @@
 #define LAB5_TC_MARGIN 2.0   /* the tolerance over the model's worst case */
 
 /* One dot product of the exact products p[0..K-1] (in k order): *sum the
- * exact sum (in double: exact for lab5's E4M3 products, see lab5_suite.c),
+ * exact sum (in double: exact for lab5's E4M3 products, see grading/lab5/suite.c),
  * and the return value the model's worst-case accumulation error with
  * `kept` significant bits, before any scale.
  *

@@ -4,7 +4,7 @@
  * Each function follows lab1.h and the handout (labs/lab1/README.md) to the
  * letter, including the order of float operations wherever it changes bits.
  * The grader's goldens (data/golden/lab1) are made from this file by
- * grading/lab1_goldens.c and checked independently in tests/lab1/.
+ * grading/lab1/goldens.c and checked independently in tests/lab1/.
  */
 #include "lab1.h"
 

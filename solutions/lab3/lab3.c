@@ -3,7 +3,7 @@
  *
  * Each function follows lab3.h and the handout (labs/lab3/README.md). The
  * grader's goldens (data/golden/lab3) are made from this file by
- * grading/lab3_goldens.c; tests/lab3/ checks them independently (finite
+ * grading/lab3/goldens.c; tests/lab3/ checks them independently (finite
  * differences, a double-precision model, hand-worked scaler steps).
  */
 #include "lab3.h"

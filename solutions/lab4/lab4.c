@@ -4,7 +4,7 @@
  * Each function follows lab4.h and the handout (labs/lab4/README.md) to the
  * letter, including the order of float operations wherever it changes bits.
  * The grader's goldens (data/golden/lab4) are made from this file by
- * grading/lab4_goldens.c and checked independently in tests/lab4/.
+ * grading/lab4/goldens.c and checked independently in tests/lab4/.
  */
 #include "lab4.h"
 

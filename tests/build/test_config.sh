@@ -112,13 +112,13 @@ expect_eq "copy: ./grader lab0 --solution" "$?" 0 || tail -n 5 "$TMP/g1.out"
 touch "$C/grading/rubric.h"
 gmake make --no-print-directory lab0 >"$TMP/g2.out" 2>&1
 expect_match "rubric.h changed after ./grader: make lab0 rebuilds the suite" \
-    "$(cat "$TMP/g2.out")" "CC +grading/lab0_suite.c"
-before=$(stat -c %Y.%y "$C/build/obj/grading/lab0_suite.o" 2>/dev/null)
+    "$(cat "$TMP/g2.out")" "CC +grading/lab0/suite.c"
+before=$(stat -c %Y.%y "$C/build/obj/grading/lab0/suite.o" 2>/dev/null)
 sleep 1
 touch "$C/grading/rubric.h"
 gmake ./grader lab0 --solution >"$TMP/g3.out" 2>&1
 expect_eq "copy: ./grader lab0 --solution again" "$?" 0 || tail -n 5 "$TMP/g3.out"
-after=$(stat -c %Y.%y "$C/build/obj/grading/lab0_suite.o" 2>/dev/null)
+after=$(stat -c %Y.%y "$C/build/obj/grading/lab0/suite.o" 2>/dev/null)
 [ -n "$before" ] && [ "$before" != "$after" ] && ok ||
     bad "rubric.h changed after make: ./grader did not rebuild the suite"
 

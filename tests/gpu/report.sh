@@ -139,7 +139,7 @@ say "(exit status $rc, $(since "$t"))"
 
 # ---- 5. hidden inputs --------------------------------------------------------------------
 # The rubric's list of the tests that draw hidden inputs.
-hidden=$(cat grading/lab5_rubric.c grading/lab5/rubric.c 2>/dev/null |
+hidden=$(cat grading/lab5/rubric.c 2>/dev/null |
     sed -n 's/.*hidden\[\] = {\(.*\), 0};.*/\1/p' | tr -d '" ' | head -n 1)
 say ""
 say "== 5. ./grader lab5 --solution --seed gpu-report --test $hidden"

@@ -4,7 +4,7 @@
  * one of them with NVIDIA's conversions; this file checks what a
  * recomputation cannot vouch for, that the numbers are the right ones):
  *   - the synthetic tensors against the closed forms of their
- *     distributions (grading/lab2_data.h): every cast fraction at a fixed
+ *     distributions (grading/lab2/data.h): every cast fraction at a fixed
  *     scale against the probability of its event, within 5 binomial
  *     standard deviations and one element; every percentile, amax and
  *     min_nonzero against the distribution of its order statistic (below);
@@ -45,7 +45,7 @@
 
 #include "../../labs/lab2/lab2.h"
 #include "check_run.h"
-#include "lab2_data.h"
+#include "lab2/data.h"
 #include "npy.h"
 
 static const char *dir = "data/golden/lab2";
@@ -415,7 +415,7 @@ END_TEST
 
 /* ---- worked by hand ---------------------------------------------------------------- */
 
-/* The special tensor (grading/lab2_goldens.c's SPECIAL), with each
+/* The special tensor (grading/lab2/goldens.c's SPECIAL), with each
  * element's decoded value at scale 1, worked out by hand:
  *   E4M3: subnormals k 2^-9 (k = 1..7), normals 2^-6 .. 448, 3 mantissa
  *         bits (in [2^e, 2^e+1) a step of 2^(e-3)); |x| <= 2^-10 gives 0,

@@ -1,6 +1,6 @@
 /*
  * cuda_standin.c - a stand-in for the few CUDA runtime and cuBLASLt calls
- * that lab5's tests (grading/lab5_suite.c) make, so that the real suite can
+ * that lab5's tests (grading/lab5/suite.c) make, so that the real suite can
  * run on a machine without a GPU: device memory is host memory, a stream or
  * an event is a token, a copy is memcpy, and every "kernel" (the lab5_*
  * functions and cublasLtMatmul) returns success having written nothing;

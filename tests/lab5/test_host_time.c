@@ -1,6 +1,6 @@
 /*
  * test_host_time.c - the host work of every lab5 test, measured without a
- * GPU: lab5's real suite (grading/lab5_suite.c) linked with the grader's
+ * GPU: lab5's real suite (grading/lab5/suite.c) linked with the grader's
  * runner and a stand-in for CUDA (tests/lab5/cuda_standin.c: host memory,
  * kernels that write nothing, events that time nothing) into
  * standin_runner, beside this program. Each test is run in that runner, as
@@ -12,7 +12,7 @@
  *
  * A test's verdict must not depend on how fast the grading machine's
  * processor is, so each test's host work must stay under a quarter of its
- * time limit (lab5_rubric.c); under the sanitizers, which slow it several
+ * time limit (grading/lab5/rubric.c); under the sanitizers, which slow it several
  * times, under the whole limit. A test that crashed or timed out in the
  * runner fails here too. The table printed is each test's host time.
  *

@@ -7,7 +7,7 @@
  * its 32 exact products to a float accumulator c by finding the largest
  * exponent E among c and the products, cutting every addend to a multiple
  * of q = 2^(E - kept + 1) (toward zero), adding exactly, and cutting the
- * sum to a float (toward zero again). Data as lab5_suite.c draws it
+ * sum to a float (toward zero again). Data as grading/lab5/suite.c draws it
  * (random E4M3 codes of exponent field up to 10, either sign), and the
  * same with every sign positive. For K = 128 .. 4096:
  *   - a correct accumulation with 14 bits kept passes with the margin: its
@@ -89,7 +89,7 @@ static void run_case(int K, int same_sign, double worst[4], int *caught)
     for (int d = 0; d < DOTS; d++) {
         for (int k = 0; k < K; k++) {
             uint8_t code[2];
-            for (int i = 0; i < 2; i++) { /* lab5_suite.c's fill_codes, top_exp 3 */
+            for (int i = 0; i < 2; i++) { /* grading/lab5/suite.c's fill_codes, top_exp 3 */
                 uint32_t r = rng_u32(&rng);
                 code[i] = (uint8_t)(((r >> 8) % 88u) | (same_sign ? 0u : (r & 0x80u)));
             }

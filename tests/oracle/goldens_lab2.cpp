@@ -37,7 +37,7 @@
 
 #include <check.h>
 
-#include "../../grading/lab2_data.h"
+#include "../../grading/lab2/data.h"
 #include "../../labs/lab2/lab2.h"
 #include "check_run.h"
 #include "npy.h"

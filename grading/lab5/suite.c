@@ -1,8 +1,8 @@
 /*
- * lab5_suite.c - lab5's tests: the student's CUDA kernels (kernels.cu and
+ * lab5/suite.c - lab5's tests: the student's CUDA kernels (kernels.cu and
  * gemm.cu) against the course library on the CPU, and their speed against
  * a device-to-device copy and cuBLASLt timed in the same run. Points,
- * sections and time limits are in lab5_rubric.c; every test but `builds`
+ * sections and time limits are in grading/lab5/rubric.c; every test but `builds`
  * runs only where there is a GPU (compute capability 8.9 or later), in a
  * process of its own that starts CUDA itself.
  *
@@ -1979,7 +1979,7 @@ static void perf_gemm(double tier)
     free(A), free(B);
 }
 
-/* The tiers' reasons are in lab5_rubric.c: 10% is any tensor-core kernel
+/* The tiers' reasons are in grading/lab5/rubric.c: 10% is any tensor-core kernel
  * (mma.sync: 22% on an H200) and no CUDA-core one (tiled: 2%); 50%, wgmma. */
 static void test_perf_gemm_10(void) { perf_gemm(0.10); }
 static void test_perf_gemm_50(void) { perf_gemm(0.50); }

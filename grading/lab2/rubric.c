@@ -1,6 +1,6 @@
 /*
- * lab2_rubric.c - lab2's tests and their points: the one place they are set.
- * The tests themselves are in lab2_suite.c; the sections are the handout's,
+ * lab2/rubric.c - lab2's tests and their points: the one place they are set.
+ * The tests themselves are in grading/lab2/suite.c; the sections are the handout's,
  * labs/lab2/README.md.
  */
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * lab4_goldens.c - makes lab4's goldens from the reference solution
+ * lab4/goldens.c - makes lab4's goldens from the reference solution
  * (`make goldens` links it with solutions/lab4/lab4.c):
  *
  *     lab4_goldens OUTDIR

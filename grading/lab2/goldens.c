@@ -1,12 +1,12 @@
 /*
- * lab2_goldens.c - makes lab2's goldens from the reference solution
+ * lab2/goldens.c - makes lab2's goldens from the reference solution
  * (`make goldens` links it with solutions/lab2/lab2.c):
  *
  *     lab2_goldens OUTDIR [CAPTURES]
  *
  * writes the synthetic tensors (syn_<name>_x.npy) and, for them and for
  * the real tensors in CAPTURES (default OUTDIR/../../captures, that is
- * data/captures), the goldens lab2_data.h describes: NAME_stats.npy,
+ * data/captures), the goldens grading/lab2/data.h describes: NAME_stats.npy,
  * NAME_casts.npy and NAME_choice.npy.
  *
  * The expected outputs are the solution's alone; tests/lab2/ checks them
@@ -22,7 +22,7 @@
 
 #include "golden_io.h"
 #include "lab2.h"
-#include "lab2_data.h"
+#include "data.h"
 #include "rng.h"
 
 static void *xmalloc(size_t n)

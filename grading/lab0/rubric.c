@@ -1,6 +1,6 @@
 /*
- * lab0_rubric.c - lab0's tests and their points: the one place they are set.
- * The tests themselves are in lab0_suite.c; the sections are the handout's,
+ * lab0/rubric.c - lab0's tests and their points: the one place they are set.
+ * The tests themselves are in grading/lab0/suite.c; the sections are the handout's,
  * labs/lab0/README.md.
  */
 #include <stddef.h>

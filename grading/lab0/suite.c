@@ -1,9 +1,9 @@
 /*
- * lab0_suite.c - lab0's tests: the student's lab0_decode, lab0_encode and
+ * lab0/suite.c - lab0's tests: the student's lab0_decode, lab0_encode and
  * lab0_format_limits against the goldens in data/golden/lab0 and the OCP
- * spec's table. Points and sections are in lab0_rubric.c.
+ * spec's table. Points and sections are in grading/lab0/rubric.c.
  *
- * The goldens (made by grading/lab0_goldens.c from the reference solution)
+ * The goldens (made by grading/lab0/goldens.c from the reference solution)
  * and how they are checked independently: tests/lab0/.
  */
 #include <math.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lab0.h"
-#include "lab0_calls.h"
+#include "calls.h"
 #include "suite.h"
 
 /* The two formats in the order of the goldens' rows and file names. */

@@ -1,5 +1,5 @@
 /*
- * lab1_goldens.c - makes lab1's goldens from the reference solution
+ * lab1/goldens.c - makes lab1's goldens from the reference solution
  * (`make goldens` links it with solutions/lab1/lab1.c):
  *
  *     lab1_goldens OUTDIR

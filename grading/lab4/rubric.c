@@ -1,6 +1,6 @@
 /*
- * lab4_rubric.c - lab4's tests and their points: the one place they are set.
- * The tests themselves are in lab4_suite.c; the sections are the handout's,
+ * lab4/rubric.c - lab4's tests and their points: the one place they are set.
+ * The tests themselves are in grading/lab4/suite.c; the sections are the handout's,
  * labs/lab4/README.md.
  */
 #include <stddef.h>

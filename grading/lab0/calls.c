@@ -1,5 +1,5 @@
 /*
- * lab0_calls.c - lab0's call table (channel.h): the judge's proxies of
+ * lab0/calls.c - lab0's call table (channel.h): the judge's proxies of
  * lab0.h's functions and, with GR_SUBJECT, the subject's side that runs
  * the submission's.
  */
@@ -8,7 +8,7 @@
 
 #include "channel.h"
 #include "lab0.h"
-#include "lab0_calls.h"
+#include "calls.h"
 
 enum { DECODE = 1, ENCODE, FORMAT_LIMITS, DECODE_EACH, ENCODE_EACH };
 

@@ -1,6 +1,6 @@
 /*
- * lab1_rubric.c - lab1's tests and their points: the one place they are set.
- * The tests themselves are in lab1_suite.c; the sections are the handout's,
+ * lab1/rubric.c - lab1's tests and their points: the one place they are set.
+ * The tests themselves are in grading/lab1/suite.c; the sections are the handout's,
  * labs/lab1/README.md.
  */
 #include <stddef.h>

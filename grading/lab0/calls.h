@@ -1,6 +1,6 @@
 /*
- * lab0_calls.h - many of lab0's calls in one trip to the subject
- * (lab0_calls.c): what the suite uses where it checks thousands of values,
+ * lab0/calls.h - many of lab0's calls in one trip to the subject
+ * (grading/lab0/calls.c): what the suite uses where it checks thousands of values,
  * since each trip costs some microseconds. The subject runs the
  * submission's own function once per element, in order.
  */

@@ -1,6 +1,6 @@
 /*
- * lab3_rubric.c - lab3's tests and their points: the one place they are set.
- * The tests themselves are in lab3_suite.c; the sections are the handout's,
+ * lab3/rubric.c - lab3's tests and their points: the one place they are set.
+ * The tests themselves are in grading/lab3/suite.c; the sections are the handout's,
  * labs/lab3/README.md.
  */
 #include <stddef.h>

@@ -1,10 +1,10 @@
 /*
- * lab2_data.h - the tensors lab2 is graded on, and the layout of their
- * goldens: shared by the goldens maker (lab2_goldens.c), the suite
- * (lab2_suite.c) and the independent checks (tests/lab2, tests/oracle).
+ * lab2/data.h - the tensors lab2 is graded on, and the layout of their
+ * goldens: shared by the goldens maker (grading/lab2/goldens.c), the suite
+ * (grading/lab2/suite.c) and the independent checks (tests/lab2, tests/oracle).
  *
  * Synthetic tensors (float32 [LAB2_SYN_N] unless said), made by
- * lab2_goldens.c from the seed LAB2_SEED and saved as syn_<name>_x.npy:
+ * grading/lab2/goldens.c from the seed LAB2_SEED and saved as syn_<name>_x.npy:
  *   gauss_w         N(0, LAB2_GAUSS_SIGMA^2): a layer's initial weights
  *   relu_act        max(0, N(0, 1)), each element times LAB2_OUTLIER_GAIN
  *                   with probability LAB2_OUTLIER_P: ReLU activations with

@@ -1,5 +1,5 @@
 /*
- * lab0_goldens.c - makes lab0's goldens from the reference solution
+ * lab0/goldens.c - makes lab0's goldens from the reference solution
  * (`make goldens` links it with solutions/lab0/lab0.c):
  *
  *     lab0_goldens OUTDIR

@@ -1,7 +1,7 @@
 /*
- * lab1_suite.c - lab1's tests: the student's scaling functions against the
+ * lab1/suite.c - lab1's tests: the student's scaling functions against the
  * goldens in data/golden/lab1 and against cases worked by hand (README).
- * Points and sections are in lab1_rubric.c.
+ * Points and sections are in grading/lab1/rubric.c.
  *
  * The stream tests replay one step at a time from the golden state: before
  * step t the state is set to the golden one (history, scale, scale_inv), the
@@ -9,7 +9,7 @@
  * golden state after step t. A mistake shows at the first step where it
  * changes a bit, and never compounds into a drifted trajectory.
  *
- * The goldens (made by grading/lab1_goldens.c from the reference solution)
+ * The goldens (made by grading/lab1/goldens.c from the reference solution)
  * and how they are checked independently: tests/lab1/.
  */
 #include <float.h>

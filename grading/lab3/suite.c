@@ -1,8 +1,8 @@
 /*
- * lab3_suite.c - lab3's tests: the student's training loop one step at a
+ * lab3/suite.c - lab3's tests: the student's training loop one step at a
  * time from the golden state in data/golden/lab3, cases worked by hand
  * (README §5, §6), and a short training run on data/fashion-mnist. Points
- * and sections are in lab3_rubric.c.
+ * and sections are in grading/lab3/rubric.c.
  *
  * Casts are compared bit for bit. A GEMM's output is compared within the
  * error bound of float summation in any order: |got - want| <= 2 (K + 2)
@@ -13,7 +13,7 @@
  * sum. Each test sets up its layer from the goldens, never from another
  * graded function's output, so one mistake costs the tests aimed at it.
  *
- * The goldens (made by grading/lab3_goldens.c from the reference solution)
+ * The goldens (made by grading/lab3/goldens.c from the reference solution)
  * and how they are checked independently: tests/lab3/.
  */
 #include <float.h>

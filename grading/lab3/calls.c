@@ -1,5 +1,5 @@
 /*
- * lab3_calls.c - lab3's call table (channel.h): the judge's proxies of
+ * lab3/calls.c - lab3's call table (channel.h): the judge's proxies of
  * lab3.h's functions and, with GR_SUBJECT, the subject's side that runs
  * the submission's.
  *

@@ -1,14 +1,14 @@
 /*
- * lab4_suite.c - lab4's tests: the student's MX functions against the
+ * lab4/suite.c - lab4's tests: the student's MX functions against the
  * goldens in data/golden/lab4, the E8M0 closed form, the element formats'
  * table and a block worked by hand (README §3). Points and sections are in
- * lab4_rubric.c.
+ * grading/lab4/rubric.c.
  *
  * Each quantization test compares every scale byte and every element code
  * of a golden matrix; the dequantize, dot and GEMM tests start from the
  * golden codes and scales, so a wrong quantizer costs only its own tests.
  *
- * The goldens (made by grading/lab4_goldens.c from the reference solution)
+ * The goldens (made by grading/lab4/goldens.c from the reference solution)
  * and how they are checked independently: tests/lab4/.
  */
 #include <float.h>
@@ -563,7 +563,7 @@ static void check_nvfp4_crafted(gr_mismatches *m)
     memset(codes, 0xA5, sizeof codes);
     memset(scales, 0xA5, sizeof scales);
     lab4_nvfp4_quantize(x, 1, 64, 896.0f, codes, scales);
-    const char *call = "lab4_nvfp4_quantize(the crafted 1 x 64 matrix of lab4_suite.c, tensor "
+    const char *call = "lab4_nvfp4_quantize(the crafted 1 x 64 matrix of grading/lab4/suite.c, tensor "
                        "scale 896)";
     for (size_t j = 0; j < 4; j++)
         gr_expect(m, want_scales[j] == scales[j],

@@ -1,5 +1,5 @@
 /*
- * lab3_goldens.c - makes lab3's goldens from the reference solution
+ * lab3/goldens.c - makes lab3's goldens from the reference solution
  * (`make goldens` links it with solutions/lab3/lab3.c and labs/lab3/model.c):
  *
  *     lab3_goldens OUTDIR [DATA_DIR]     (DATA_DIR default data/fashion-mnist)

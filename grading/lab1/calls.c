@@ -1,5 +1,5 @@
 /*
- * lab1_calls.c - lab1's call table (channel.h): the judge's proxies of
+ * lab1/calls.c - lab1's call table (channel.h): the judge's proxies of
  * lab1.h's functions and, with GR_SUBJECT, the subject's side that runs
  * the submission's.
  */

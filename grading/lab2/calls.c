@@ -1,9 +1,9 @@
 /*
- * lab2_calls.c - lab2's call table (channel.h): the judge's proxies of
+ * lab2/calls.c - lab2's call table (channel.h): the judge's proxies of
  * lab2.h's functions and, with GR_SUBJECT, the subject's side that runs
  * the submission's.
  *
- * One call's input does not fit the arena: lab2_suite.c's check_no_room
+ * One call's input does not fit the arena: grading/lab2/suite.c's check_no_room
  * passes lab2_tensor_stats an x of zeros (a read-only mapping of most of
  * what the judge has left) so that n more floats cannot be allocated. Its
  * proxy sends no copy of such an x, only n: the subject maps n zero floats

@@ -1,5 +1,5 @@
 /*
- * lab4_calls.c - lab4's call table (channel.h): the judge's proxies of
+ * lab4/calls.c - lab4's call table (channel.h): the judge's proxies of
  * lab4.h's functions and, with GR_SUBJECT, the subject's side that runs
  * the submission's.
  */

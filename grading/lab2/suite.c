@@ -1,8 +1,8 @@
 /*
- * lab2_suite.c - lab2's tests: the student's statistics, casts and
- * recommendations against the goldens in data/golden/lab2 (lab2_data.h
+ * lab2/suite.c - lab2's tests: the student's statistics, casts and
+ * recommendations against the goldens in data/golden/lab2 (grading/lab2/data.h
  * lists the tensors and the goldens' layout), cases worked by hand, and the
- * decision rule at its edges. Points and sections are in lab2_rubric.c.
+ * decision rule at its edges. Points and sections are in grading/lab2/rubric.c.
  *
  * Tolerances (README §9): counts and float statistics are compared bit for
  * bit, fractions to 1e-12 relative (a count over a count, in double: any
@@ -15,7 +15,7 @@
  * on known and real tensors run the whole chain, as the demo does, and say
  * which link broke.
  *
- * The goldens (made by grading/lab2_goldens.c from the reference solution)
+ * The goldens (made by grading/lab2/goldens.c from the reference solution)
  * and how they are checked independently: tests/lab2/ and
  * tests/oracle/goldens_lab2.cpp.
  */
@@ -28,7 +28,7 @@
 #include <sys/resource.h>
 
 #include "lab2.h"
-#include "lab2_data.h"
+#include "data.h"
 #include "suite.h"
 
 static void *xmalloc(size_t n)

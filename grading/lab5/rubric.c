@@ -1,6 +1,6 @@
 /*
- * lab5_rubric.c - lab5's tests and their points: the one place they are set.
- * The tests themselves are in lab5_suite.c; the sections are the handout's,
+ * lab5/rubric.c - lab5's tests and their points: the one place they are set.
+ * The tests themselves are in grading/lab5/suite.c; the sections are the handout's,
  * labs/lab5/README.md. Every test but `builds` needs a GPU, and is reported
  * SKIPPED (no points, never passed) where there is none.
  *
