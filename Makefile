@@ -422,7 +422,8 @@ SUBJECT_LDLIBS = $(SUBJECT_LD) -static $(BLAS_LIBS) -lm -lpthread
 
 # How the grader builds a submission, and where the course is, are compiled in
 # (from $(CONFIG) and the variables above: the rules depend on both files).
-$(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(or $(CC_ABS),$(CC))"' \
+$(BUILD)/obj/grading/builder.o $(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += \
+    -DGRADER_CC='"$(or $(CC_ABS),$(CC))"' \
     -DGRADER_TOOLCHAIN='"$(TOOLCHAIN_DIRS)"' -DGRADER_TOOL_PATH='"$(TOOL_PATH)"' \
     -DGRADER_NVCC_HOST='"$(if $(LAB5_BUILT),$(CXX_ABS))"' \
     -DGRADER_NVCC='"$(if $(LAB5_BUILT),$(NVCC))"' -DGRADER_NVCCFLAGS='"$(GRADE_NVCCFLAGS)"' \
@@ -433,15 +434,16 @@ $(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += -DGRADER_CC='"$(or $(CC_ABS),$(CC)
     -DGRADER_SANITIZE=$(if $(SANFLAGS),1,0)
 $(BUILD)/obj/grading/grader.o: ALL_CPPFLAGS += -DGRADER_ROOT='"$(CURDIR)"' \
     -DGRADER_BUILD='"$(abspath $(BUILD))"'
-$(BUILD)/obj/grading/grade.o $(BUILD)/obj/grading/grader.o: Makefile
-$(BUILD)/obj/grading/grade.o: $(wildcard grading/lab*/calls.c)
+$(BUILD)/obj/grading/builder.o $(BUILD)/obj/grading/grade.o $(BUILD)/obj/grading/grader.o: Makefile
+$(BUILD)/obj/grading/builder.o: $(wildcard grading/lab*/calls.c)
 
 $(LIBGRADING): $(addprefix $(BUILD)/obj/grading/,runner.o channel.o policy.o landlock.o) \
     $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o manifest.o report.o batch.o lms_import.o similarity.o jobres.o unpack.o sandbox.o landlock.o) \
+$(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o builder.o spawn.o manifest.o report.o \
+    batch.o lms_import.o similarity.o jobres.o unpack.o sandbox.o landlock.o) \
     $(RUBRIC_OBJS)
 	@mkdir -p $(@D)
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^

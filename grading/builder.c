@@ -1,0 +1,625 @@
+/*
+ * builder.c - building a submission (builder.h): the compiler and nm run in
+ * the sandbox with the toolchain the build recorded, the symbol and section
+ * checks, the subject's or the runner's link.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "builder.h"
+#include "channel.h"
+#include "sandbox.h"
+#include "spawn.h"
+
+/* Set by the Makefile: how the submission is compiled and linked. */
+#ifndef GRADER_CC
+#define GRADER_CC "cc"
+#endif
+#ifndef GRADER_CFLAGS
+#define GRADER_CFLAGS "-std=c11 -O2 -g -D_DEFAULT_SOURCE -Wall -Wextra"
+#endif
+#ifndef GRADER_CHECK_CFLAGS
+#define GRADER_CHECK_CFLAGS GRADER_CFLAGS
+#endif
+#ifndef GRADER_LDLIBS
+#define GRADER_LDLIBS "-lcheck -lsubunit -lm -lrt -lpthread"
+#endif
+#ifndef GRADER_SANITIZE
+#define GRADER_SANITIZE 0
+#endif
+/* How a CUDA lab's .cu files are compiled and what its runner links; an
+ * empty GRADER_NVCC: this grader was built where there was no nvcc. */
+#ifndef GRADER_NVCC
+#define GRADER_NVCC ""
+#endif
+#ifndef GRADER_NVCCFLAGS
+#define GRADER_NVCCFLAGS "-std=c++17 -O3"
+#endif
+#ifndef GRADER_CUDA_LDLIBS
+#define GRADER_CUDA_LDLIBS "-lcublasLt -lcudart -lstdc++"
+#endif
+#ifndef GRADER_SUBJECT_LDLIBS
+#define GRADER_SUBJECT_LDLIBS "-static -lm"
+#endif
+#ifndef GRADER_SPLIT_LABS
+#define GRADER_SPLIT_LABS " "
+#endif
+/* The toolchain the build recorded (common/configure.sh): the folders its
+ * compilers need outside the system's, space-separated, which every build
+ * step sees read-only; and the PATH they are given. */
+#ifndef GRADER_TOOLCHAIN
+#define GRADER_TOOLCHAIN ""
+#endif
+#ifndef GRADER_NVCC_HOST
+#define GRADER_NVCC_HOST ""
+#endif
+#ifndef GRADER_TOOL_PATH
+#define GRADER_TOOL_PATH "/usr/local/bin:/usr/bin:/bin"
+#endif
+
+#define BUILD_TIMEOUT_S 120.0
+#define BUILD_AS_MIB 2048L     /* the compiler's address space: an #include of /dev/zero stops here */
+#define NVCC_AS_MIB 8192L      /* nvcc's: its device compiler needs more */
+
+/* ---- a build step in the sandbox ---------------------------------------------------- */
+
+/* The environment of the compiler and nm, the grader's choice: the PATH the
+ * build recorded (the toolchain's folders, then the system's), C messages,
+ * and temporary files in the stage's tmp/ (under Landlock, /tmp is not
+ * theirs). Nothing of the grader's own environment. */
+static char **tool_env(const char *stage)
+{
+    static char tmp[4200];
+    static char *env[] = {"PATH=" GRADER_TOOL_PATH, "LC_ALL=C", tmp, NULL};
+    snprintf(tmp, sizeof tmp, "TMPDIR=%s/tmp", stage);
+    return env;
+}
+
+/* view and the toolchain's folders (GRADER_TOOLCHAIN), NULL-terminated, in
+ * out (room for cap entries); the strings are view's and a static copy. */
+static const char *const *with_toolchain(const char *const *view, const char **out, int cap)
+{
+    static char dirs[] = GRADER_TOOLCHAIN;
+    static char *tool[16];
+    static int ntool = -1;
+    if (ntool < 0) {
+        ntool = 0;
+        for (char *d = strtok(dirs, " "); d && ntool < 16; d = strtok(NULL, " "))
+            tool[ntool++] = d;
+    }
+    int n = 0;
+    for (int i = 0; view && view[i] && n < cap - 1; i++)
+        out[n++] = view[i];
+    for (int i = 0; i < ntool && n < cap - 1; i++)
+        out[n++] = tool[i];
+    out[n] = NULL;
+    return out;
+}
+
+/* Whether the log says the tool failed for want of the machine's resources
+ * (a fork or an allocation refused), which is no fault of the submission. */
+static int short_of_resources(const char *log)
+{
+    char *text = gr_read_head(log, 400, 65536);
+    int short_of = text && (strstr(text, "Resource temporarily unavailable") ||
+                            strstr(text, "Cannot allocate memory") ||
+                            strstr(text, "cannot fork") || strstr(text, "Cannot fork"));
+    free(text);
+    return short_of;
+}
+
+/* Runs the compiler with the given arguments, in the sandbox with the
+ * stage writable and view readable. Returns 0 when it succeeded, -1 when it
+ * failed, and -2 when it could not run for want of the machine's resources
+ * (tried three times): a grader error, not the submission's. */
+static int run_build(char **argv, const char *log, const char *stage, const char *const *view,
+                     long as_mib)
+{
+    const char *shown[40];
+    gr_limits lim = {as_mib, 64L << 20, 0, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage,
+                  with_toolchain(view, shown, 40)};
+    for (int tries = 0;; tries++) {
+        pid_t pid = gr_spawn(argv, tool_env(stage), log, -1, &lim);
+        if (pid < 0)
+            return -2;
+        int timed_out;
+        int status = gr_wait_until(pid, gr_now() + BUILD_TIMEOUT_S, &timed_out);
+        if (timed_out) {
+            FILE *f = fopen(log, "a");
+            if (f) {
+                fprintf(f, "the compiler was stopped after %.0f s\n", BUILD_TIMEOUT_S);
+                fclose(f);
+            }
+            return -1;
+        }
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            return 0;
+        if (!short_of_resources(log))
+            return -1;
+        if (tries == 2)
+            return -2;
+        sleep(1 + tries);
+    }
+}
+
+/* ---- what a submission may not call -------------------------------------------------- */
+
+/*
+ * Symbols no submission may use, whatever the lab: starting processes,
+ * signalling them, opening files or sockets, loading code, raw system calls,
+ * and the grading machinery itself. A name ending in '*' is a prefix. A
+ * submission that needs none of these loses nothing; one that uses them is
+ * told so at build time, by name, instead of failing in some stranger way.
+ */
+static const char *const forbidden_everywhere[] = {
+    "fork", "vfork", "clone", "clone3", "execve", "execv", "execvp", "execvpe", "execl",
+    "execlp", "execle", "fexecve", "system", "popen", "posix_spawn", "posix_spawnp",
+    "kill", "killpg", "tgkill", "tkill", "sigqueue", "ptrace", "syscall",
+    "open", "open64", "openat", "openat64", "creat", "creat64", "fopen", "fopen64", "freopen",
+    "freopen64", "opendir", "socket", "socketpair", "connect", "bind", "listen", "accept",
+    "accept4", "dlopen", "dlmopen", "dlsym", "dlvsym", "mprotect",
+    "npy_*", "idx_*", "gr_*", "golden_*", "srunner_*", "tcase_*", "suite_*", "grader_*",
+    "ref_*", 0,
+};
+
+/* Symbols no submission may DEFINE: the sanitizers' hooks, which would let
+ * it switch off the checks of a SANITIZE=1 grader. */
+static const char *const forbidden_definitions[] = {
+    "__asan_*", "__ubsan_*", "__lsan_*", "__msan_*", "__tsan_*", "__sanitizer_*", 0,
+};
+
+static const char *match_symbol(const char *const *list, const char *name)
+{
+    for (int i = 0; list && list[i]; i++) {
+        size_t len = strlen(list[i]);
+        bool prefix = len > 0 && list[i][len - 1] == '*';
+        if (prefix ? strncmp(name, list[i], len - 1) == 0 : strcmp(name, list[i]) == 0)
+            return list[i];
+    }
+    return NULL;
+}
+
+/*
+ * Lists the symbols obj uses and defines (nm -P) and appends to log a line
+ * for each it may not: "lab0.c: uses fp8_encode, which lab0 does not allow:
+ * ...". Returns 0 when there is none, -1 otherwise or when nm fails.
+ */
+/* Section names whose code runs outside any test: at load or at exit, in
+ * the runner itself, which holds the results channel (runner.c). */
+static const char *const forbidden_sections[] = {
+    ".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors", ".init", ".fini", 0,
+};
+
+/*
+ * Appends to out a line for each symbol of the object whose name holds a
+ * space or a control character, which no C name does: it would split nm's
+ * line (name type value size) and hide its type from check_symbols.
+ * Returns the number of such names.
+ */
+static int odd_symbol_names(FILE *f, const Elf64_Shdr *sh, int nsh, const char *file, FILE *out)
+{
+    int odd = 0;
+    for (int i = 0; i < nsh; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= (unsigned)nsh ||
+            sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_size > (64u << 20))
+            continue;
+        const Elf64_Shdr *str = &sh[sh[i].sh_link];
+        if (str->sh_size > (64u << 20))
+            continue;
+        size_t nsym = sh[i].sh_size / sizeof(Elf64_Sym);
+        Elf64_Sym *syms = malloc(sh[i].sh_size + 1);
+        char *names = calloc(1, str->sh_size + 1);
+        if (syms && names && fseek(f, (long)sh[i].sh_offset, SEEK_SET) == 0 &&
+            fread(syms, sizeof *syms, nsym, f) == nsym &&
+            fseek(f, (long)str->sh_offset, SEEK_SET) == 0 &&
+            fread(names, 1, str->sh_size, f) == str->sh_size) {
+            for (size_t k = 0; k < nsym; k++) {
+                if (syms[k].st_name >= str->sh_size)
+                    continue;
+                const char *name = names + syms[k].st_name;
+                for (const char *c = name; *c; c++) {
+                    if (*c == ' ' || (unsigned char)*c < 0x20 || *c == 0x7f) {
+                        fprintf(out, "%s: has a symbol whose name is not a C name (\"%.40s\" "
+                                "holds a space or a control character), which no submission "
+                                "may\n", file, name);
+                        odd++;
+                        break;
+                    }
+                }
+            }
+        }
+        free(syms);
+        free(names);
+    }
+    return odd;
+}
+
+/*
+ * Reads the section names of the ELF object obj and appends to out a line
+ * for each that would run the submission's code outside the tests (a
+ * constructor or destructor). Returns 0 when there is none, -1 otherwise or
+ * when obj is not an ELF object this can read.
+ */
+static int check_sections(const char *obj, const char *file, FILE *out, int cuda)
+{
+    int init_arrays = 0;
+    FILE *f = fopen(obj, "rb");
+    Elf64_Ehdr eh;
+    int rc = -1;
+    if (!f || fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        eh.e_shnum == 0 || eh.e_shnum > 4096 || eh.e_shstrndx >= eh.e_shnum) {
+        fprintf(out, "%s: the grader could not read its sections\n", file);
+        goto done;
+    }
+    Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof *sh);
+    char *names = NULL;
+    if (sh && fseek(f, (long)eh.e_shoff, SEEK_SET) == 0 &&
+        fread(sh, sizeof *sh, eh.e_shnum, f) == eh.e_shnum) {
+        const Elf64_Shdr *strtab = &sh[eh.e_shstrndx];
+        if (strtab->sh_size < (1u << 20) && (names = calloc(1, strtab->sh_size + 1)) != NULL &&
+            fseek(f, (long)strtab->sh_offset, SEEK_SET) == 0 &&
+            fread(names, 1, strtab->sh_size, f) == strtab->sh_size)
+            rc = 0;
+        for (int i = 0; rc >= 0 && i < eh.e_shnum; i++) {
+            if (sh[i].sh_name >= strtab->sh_size)
+                continue;
+            const char *name = names + sh[i].sh_name;
+            /* nvcc registers the file's GPU code with the CUDA runtime from
+             * one constructor of its own: one pointer in one .init_array. A
+             * constructor of the submission's would make a second entry. */
+            if (cuda && strcmp(name, ".init_array") == 0 && init_arrays++ == 0 &&
+                sh[i].sh_size == sizeof(void *))
+                continue;
+            for (int k = 0; forbidden_sections[k]; k++) {
+                size_t len = strlen(forbidden_sections[k]);
+                if (strncmp(name, forbidden_sections[k], len) == 0 &&
+                    (name[len] == '\0' || name[len] == '.')) {
+                    fprintf(out, "%s: has a constructor or destructor (section %s), code that "
+                            "would run outside the tests, which no submission may\n", file,
+                            name);
+                    rc = -2;
+                }
+            }
+        }
+    }
+    if (rc >= 0 && odd_symbol_names(f, sh, eh.e_shnum, file, out) != 0)
+        rc = -2;
+    if (rc == -1)
+        fprintf(out, "%s: the grader could not read its sections\n", file);
+    rc = rc == 0 ? 0 : -1;
+    free(sh);
+    free(names);
+done:
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* Whether name is the lab's: "lab0_" and more, for lab0. */
+static bool lab_name(const grader_lab *lab, const char *name)
+{
+    size_t len = strlen(lab->name);
+    return strncmp(name, lab->name, len) == 0 && name[len] == '_';
+}
+
+/* In nvcc's objects: names that are not the submission's own globals. The
+ * personality routine's reference (DW.ref.__gxx_personality_v0) and weak
+ * C++ definitions from the headers (inline functions: _Z names), but never
+ * operator new or delete (_Znw _Zna _Zdl _Zda), which would replace the
+ * runner's allocator. */
+static bool cuda_allowed_global(const char *name, const char *type)
+{
+    if (strncmp(name, "DW.ref.", 7) == 0)
+        return true;
+    bool weak = strcmp(type, "W") == 0 || strcmp(type, "V") == 0;
+    return weak && strncmp(name, "_Z", 2) == 0 && strncmp(name, "_Znw", 4) != 0 &&
+           strncmp(name, "_Zna", 4) != 0 && strncmp(name, "_Zdl", 4) != 0 &&
+           strncmp(name, "_Zda", 4) != 0;
+}
+
+/* A static object's constructor or destructor, which g++ (under nvcc) runs
+ * from a function of one of these names. */
+static bool static_init_symbol(const char *name)
+{
+    return strncmp(name, "_GLOBAL__sub_I_", 15) == 0 || strncmp(name, "_GLOBAL__sub_D_", 15) == 0 ||
+           strstr(name, "__static_initialization_and_destruction") != NULL;
+}
+
+static int check_symbols(const gr_options *o, const char *stage, const char *obj,
+                         const char *file, const char *log, int cuda)
+{
+    char *listing = gr_asprintf("%s/nm.out", stage);
+    char *argv[] = {"nm", "-P", (char *)obj, NULL};
+    static const char *const nothing_more[] = {NULL};
+    gr_limits lim = {0, 16L << 20, 0, 30, 64, EXTRA_PROCS, stage, nothing_more};
+    int rc = -1, timed_out = 0, status = -1;
+    pid_t pid = gr_spawn(argv, tool_env(stage), listing, -1, &lim);
+    if (pid > 0)
+        status = gr_wait_until(pid, gr_now() + 30, &timed_out);
+    FILE *in = fopen(listing, "r"), *out = fopen(log, "a");
+    if (!in || !out || pid <= 0 || timed_out || !WIFEXITED(status) || WEXITSTATUS(status)) {
+        if (out)
+            fprintf(out, "%s: the grader could not list its symbols with nm\n", file);
+        goto done;
+    }
+    rc = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, in)) {
+        char name[512], type[8];
+        if (sscanf(line, "%511s %7s", name, type) != 2)
+            continue;
+        bool used = strcmp(type, "U") == 0 || strcmp(type, "w") == 0 || strcmp(type, "v") == 0;
+        /* Global: an upper-case type, or 'u', a GNU unique symbol, which
+         * binds across the whole process like any global. */
+        bool global = !used && (isupper((unsigned char)type[0]) || type[0] == 'u');
+        if (used && match_symbol(forbidden_everywhere, name)) {
+            fprintf(out, "%s: uses %s, which no submission may: no starting or signalling "
+                    "processes, opening files or sockets, loading code, or reaching into the "
+                    "grader or its reference solution\n", file, name);
+            rc = -1;
+        } else if (used && match_symbol(o->lab->forbidden, name)) {
+            fprintf(out, "%s: uses %s, which %s does not allow: %s\n", file, name,
+                    o->lab->name, o->lab->forbidden_why ? o->lab->forbidden_why : "");
+            rc = -1;
+        } else if (global && /* instrumented code has local ones */
+                   match_symbol(forbidden_definitions, name)) {
+            fprintf(out, "%s: defines %s, a sanitizer hook, which no submission may\n", file,
+                    name);
+            rc = -1;
+        } else if (cuda && !used && static_init_symbol(name)) {
+            fprintf(out, "%s: has an object with a constructor or destructor at file scope "
+                    "(%s), code that would run outside the tests, which no submission may\n",
+                    file, name);
+            rc = -1;
+        } else if (type[0] == 'i') {
+            fprintf(out, "%s: defines %s, an indirect function, whose resolver would run "
+                    "outside the tests, which no submission may\n", file, name);
+            rc = -1;
+        } else if (global && !lab_name(o->lab, name) &&
+                   !(cuda && cuda_allowed_global(name, type))) {
+            /* A global of another name could stand in for one the runner uses. */
+            if (cuda)
+                fprintf(out, "%s: defines %s, a global name: only %s_* functions may be "
+                        "global (make it static, or put it in an anonymous namespace; a "
+                        "__global__ kernel too)\n", file, name, o->lab->name);
+            else
+                fprintf(out, "%s: defines %s, a global name: only %s_* names may be global "
+                        "(make %s static)\n", file, name, o->lab->name, name);
+            rc = -1;
+        }
+    }
+    if (check_sections(obj, file, out, cuda) != 0)
+        rc = -1;
+done:
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    unlink(listing);
+    free(listing);
+    return rc;
+}
+
+/* Compiles src into obj with the flags (a space-separated list), the
+ * messages into log: with nvcc when cuda, else the C compiler. */
+static int compile(const char *flags, char *inc_src, char *inc_common, char *src, char *obj,
+                   const char *log, const char *stage, const char *const *view, int cuda)
+{
+    char cf[4096];
+    snprintf(cf, sizeof cf, "%s", flags);
+    char *argv[256];
+    int argc = 0;
+    argv[argc++] = cuda ? GRADER_NVCC : GRADER_CC;
+    gr_push_words(argv, &argc, 240, cf);
+    argv[argc++] = inc_src;
+    argv[argc++] = inc_common;
+    argv[argc++] = "-c";
+    argv[argc++] = src;
+    argv[argc++] = "-o";
+    argv[argc++] = obj;
+    argv[argc] = NULL;
+    return run_build(argv, log, stage, view, cuda ? NVCC_AS_MIB : BUILD_AS_MIB);
+}
+
+/*
+ * Whether the sandbox can run the toolchain at all, asked once per process
+ * before any submission's build can be blamed for it: the C compiler, and
+ * for a CUDA lab nvcc and its host compiler, each run on --version with the
+ * view a build gets. A toolchain the sandbox cannot run (installed where it
+ * does not look, or refused by it) is the grader's error, said once with
+ * what the tool said, never a student's 0. Returns 0, -1 with err, or -2
+ * when the machine was short of processes or memory.
+ */
+int gr_toolchain_runs(const gr_options *o, const char *stage, lab_error *err)
+{
+    static int checked[2];
+    const char *const tools[2][2] = {{GRADER_CC, NULL}, {GRADER_NVCC, GRADER_NVCC_HOST}};
+    char *common = gr_asprintf("%s/common", o->root);
+    const char *const view[] = {common, NULL};
+    int rc = 0;
+    for (int k = 0; k < (o->lab->cuda ? 2 : 1) && rc == 0; k++) {
+        for (int t = 0; t < 2 && rc == 0 && !checked[k]; t++) {
+            const char *tool = tools[k][t];
+            if (!tool || !*tool)
+                continue;
+            char *log = gr_asprintf("%s/log/toolchain.out", stage);
+            char *argv[] = {(char *)tool, "--version", NULL};
+            int ran = run_build(argv, log, stage, view, k ? NVCC_AS_MIB : BUILD_AS_MIB);
+            if (ran == -2) {
+                rc = -2;
+            } else if (ran != 0) {
+                const gr_sandbox *sb = gr_sandbox_get(NULL);
+                char *said = gr_read_head(log, 3, 600);
+                for (char *c = said; c && *c; c++)
+                    if (*c == '\n')
+                        *c = c[1] ? ';' : '\0';
+                rc = lab_errorf(err, "the grader cannot run the compiler %s in its sandbox (%s): "
+                                "%s. The grader's setup is at fault, not the submission: "
+                                "rebuild the course (make) where the compiler is installed, "
+                                "or tell the course staff", tool,
+                                sb->on ? "bubblewrap" : sb->landlock > 0 ? "Landlock" : "none",
+                                said && *said ? said : "it failed with no message");
+                free(said);
+            }
+            unlink(log);
+            free(log);
+        }
+        checked[k] = rc == 0;
+    }
+    free(common);
+    return rc;
+}
+
+/* Whether the lab's tests call the submission in a subject of its own
+ * (channel.h): every lab with a call table. */
+bool gr_split_lab(const grader_lab *lab)
+{
+    char word[64];
+    snprintf(word, sizeof word, " %s ", lab->name);
+    return strstr(GRADER_SPLIT_LABS, word) != NULL;
+}
+
+/* Compiles the student's .c files (and a CUDA lab's .cu files, with nvcc)
+ * and links them with the lab's suite into stage/runner. Returns 0, or -1
+ * with the messages in stage/build.log. */
+int gr_build_runner(const gr_options *o, const char *stage)
+{
+    char cflags[] = GRADER_CFLAGS, ldlibs[] = GRADER_LDLIBS, nvccflags[] = GRADER_NVCCFLAGS;
+    char cudalibs[] = GRADER_CUDA_LDLIBS;
+    char *link[256];
+    int nlink = 0;
+    char *log = gr_asprintf("%s/build.log", stage);
+    char *runner = gr_asprintf("%s/runner", stage);
+    char *suite = gr_asprintf("%s/grading/%s_suite.o", o->build, o->lab->name);
+    char *reference = gr_asprintf("%s/grading/%s_reference.o", o->build, o->lab->name);
+    char *libgrading = gr_asprintf("%s/grading/libgrading.a", o->build);
+    char *libfp8 = gr_asprintf("%s/libfp8lab.a", o->build);
+    char *inc_src = gr_asprintf("-I%s/src", stage);
+    char *inc_common = gr_asprintf("-I%s/common", o->root);
+    /* What the compiler may read besides the system and the stage: the
+     * course's headers; and the linker, the grader's own objects. */
+    char *common = gr_asprintf("%s/common", o->root);
+    const char *const compile_view[] = {common, NULL};
+    const char *const link_view[] = {suite, reference, libgrading, libfp8, NULL};
+    int split = gr_split_lab(o->lab);
+    char *subject = gr_asprintf("%s/subject", stage);
+    char *calls = gr_asprintf("%s/grading/%s_subject.o", o->build, o->lab->name);
+    char *libsubject = gr_asprintf("%s/grading/libsubject.a", o->build);
+    /* the modules of the course's library the lab names, and no more */
+    char *library[16] = {0};
+    int nlibrary = 0;
+    for (int i = 0; o->lab->library && o->lab->library[i] && nlibrary < 13; i++)
+        library[nlibrary++] =
+            gr_asprintf("%s/subject/obj/common/%s.o", o->build, o->lab->library[i]);
+    const char *subject_view[16] = {calls, libsubject};
+    for (int i = 0; i < nlibrary; i++)
+        subject_view[2 + i] = library[i];
+    char *objs[32], *plains[32];
+    int nobj = 0, rc = 0;
+
+    link[nlink++] = GRADER_CC;
+    for (int i = 0; o->lab->student_files[i] && nobj < 32 && rc == 0; i++) {
+        const char *file = o->lab->student_files[i];
+        size_t len = strlen(file);
+        int cuda = o->lab->cuda && len > 3 && strcmp(file + len - 3, ".cu") == 0;
+        if (!cuda && (len < 2 || strcmp(file + len - 2, ".c") != 0))
+            continue;
+        size_t stem = len - (cuda ? 3 : 2);
+        char *src = gr_asprintf("%s/src/%s", stage, file);
+        objs[nobj] = gr_asprintf("%s/%.*s.o", stage, (int)stem, file);
+        char *clog = gr_asprintf("%s.%d", log, nobj);
+        /* A sanitized object has the sanitizer's own constructors and
+         * globals: the checks then look at a plain build of the file (nvcc's
+         * objects are never sanitized). */
+        char *plain = GRADER_SANITIZE && !cuda ? gr_asprintf("%s.plain", objs[nobj]) : NULL;
+        /* A split lab's subject needs only the plain build. */
+        if (!(split && plain))
+            rc = compile(cuda ? nvccflags : cflags, inc_src, inc_common, src, objs[nobj], clog,
+                         stage, compile_view, cuda);
+        if (rc == 0 && plain)
+            rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage,
+                         compile_view, 0);
+        if (rc == 0)
+            rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog, cuda);
+        plains[nobj] = plain;
+        free(clog);
+        free(src);
+        link[nlink++] = objs[nobj++];
+    }
+    if (rc == 0 && split) {
+        /* The subject: the submission (a plain build of it, when the
+         * grader's own is sanitized), the call table and the course's
+         * library, statically; nothing of the tests'. */
+        char sl[] = GRADER_SUBJECT_LDLIBS;
+        for (int i = 0; i < nobj; i++)
+            link[1 + i] = GRADER_SANITIZE ? plains[i] : objs[i];
+        link[nlink++] = calls;
+        for (int i = 0; i < nlibrary; i++)
+            link[nlink++] = library[i];
+        link[nlink++] = libsubject;
+        gr_push_words(link, &nlink, 250, sl);
+        link[nlink++] = "-o";
+        link[nlink++] = subject;
+        link[nlink] = NULL;
+        char *llog = gr_asprintf("%s.link", log);
+        rc = run_build(link, llog, stage, subject_view, BUILD_AS_MIB);
+        free(llog);
+    } else if (rc == 0) {
+        char cf[sizeof cflags];
+        memcpy(cf, cflags, sizeof cf);
+        gr_push_words(link, &nlink, 200, cf);
+        link[nlink++] = suite;
+        link[nlink++] = reference;
+        link[nlink++] = libgrading;
+        link[nlink++] = libfp8;
+        if (o->lab->cuda)
+            gr_push_words(link, &nlink, 240, cudalibs);
+        gr_push_words(link, &nlink, 250, ldlibs);
+        link[nlink++] = "-o";
+        link[nlink++] = runner;
+        link[nlink] = NULL;
+        char *llog = gr_asprintf("%s.link", log);
+        rc = run_build(link, llog, stage, link_view, BUILD_AS_MIB);
+        free(llog);
+    }
+    /* One log of everything the compiler and linker said, in order. */
+    FILE *all = fopen(log, "w");
+    for (int i = 0; i <= nobj && all; i++) {
+        char *part = i < nobj ? gr_asprintf("%s.%d", log, i) : gr_asprintf("%s.link", log);
+        FILE *f = fopen(part, "r");
+        char buf[4096];
+        size_t n;
+        while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+            fwrite(buf, 1, n, all);
+        if (f)
+            fclose(f);
+        free(part);
+    }
+    if (all)
+        fclose(all);
+    for (int i = 0; i < nobj; i++)
+        free(objs[i]), free(plains[i]);
+    free(subject), free(calls), free(libsubject);
+    for (int i = 0; i < nlibrary; i++)
+        free(library[i]);
+    free(log), free(runner), free(suite), free(reference), free(libgrading), free(libfp8);
+    free(inc_src), free(inc_common), free(common);
+    return rc;
+}
