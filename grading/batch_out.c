@@ -1,0 +1,348 @@
+/*
+ * batch_out.c - what a batch writes at the end: the CSV gradebook
+ * (atomically), the LMS's own files, the histogram and the summary.
+ */
+#define _GNU_SOURCE
+#include "batch_state.h"
+
+/* ---- the gradebook, the histogram, the summary ------------------------------------------ */
+
+/* student,score,max_score,status,<test>...,hidden_inputs: one row per
+ * submission, the points each test earned, and whether its report drew
+ * hidden inputs (yes or no); CRLF line ends, as RFC 4180 has them. */
+int write_gradebook(const batch *b, lab_error *err)
+{
+    const grader_lab *lab = b->lab;
+    atomic_file af;
+    if (atomic_file_open(&af, b->csv, err) != 0)
+        return -1;
+    fputs("student,score,max_score,status", af.f);
+    for (int i = 0; i < lab->ntests; i++) {
+        fputc(',', af.f);
+        gr_write_csv_cell(af.f, lab->tests[i].name);
+    }
+    fputs(",hidden_inputs\r\n", af.f);
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        gr_write_csv_cell(af.f, s->id);
+        fprintf(af.f, ",%d,%d,%s", s->score, s->max_score, status_names[s->status]);
+        for (int i = 0; i < lab->ntests; i++)
+            fprintf(af.f, ",%d", s->points[i]);
+        fputs(s->hidden ? ",yes\r\n" : ",no\r\n", af.f);
+    }
+    return atomic_file_commit(&af, err);
+}
+
+/* The LMS's file (o->lms): "canvas", Canvas's gradebook import (its
+ * export's first five columns, Student, ID, SIS User ID, SIS Login ID and
+ * Section, then the assignment's points; rows matched by SIS Login ID, the
+ * submission's id, or by ID, the Canvas user id, when the submissions came
+ * from Canvas's own download); "moodle", Moodle's CSV grade import
+ * (Username, the points and Feedback, mapped by the import's form), or,
+ * when the submissions came from Moodle's own download, the assignment's
+ * grading worksheet (Identifier "Participant N", Full name, Grade and
+ * Feedback comments), which its "Upload grading worksheet" reads. A
+ * submission that ended in an error scores 0 there, which the import keeps
+ * (an empty cell would leave an older grade in place: a student could keep
+ * one by making the new submission fail); Moodle's feedback says why,
+ * Canvas's import has no column for it, and the summary lists every error
+ * with its cause. */
+int write_lms(const batch *b, lab_error *err)
+{
+    int canvas = strcmp(b->o->lms, "canvas") == 0;
+    int canvas_ids = canvas && b->from == GR_FROM_CANVAS;
+    int worksheet = !canvas && b->from == GR_FROM_MOODLE;
+    atomic_file af;
+    if (atomic_file_open(&af, b->lms, err) != 0)
+        return -1;
+    char *column = gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
+    if (canvas)
+        fputs("Student,ID,SIS User ID,SIS Login ID,Section,", af.f);
+    else
+        fputs(worksheet ? "Identifier,Full name,Grade,Feedback comments\r\n" : "Username,",
+              af.f);
+    if (!worksheet) {
+        gr_write_csv_cell(af.f, column);
+        fputs(canvas ? "\r\n" : ",Feedback\r\n", af.f);
+    }
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        const char *name = s->name ? s->name : s->import_name;
+        if (canvas) {
+            gr_write_csv_cell(af.f, name ? name : s->id);
+            fputc(',', af.f);
+            if (canvas_ids)
+                gr_write_csv_cell(af.f, s->id);
+            fputs(",,", af.f);
+            if (!canvas_ids)
+                gr_write_csv_cell(af.f, s->id);
+            fputc(',', af.f);
+        } else if (worksheet) {
+            char *who = gr_asprintf("Participant %s", s->id);
+            gr_write_csv_cell(af.f, who);
+            free(who);
+            fputc(',', af.f);
+            gr_write_csv_cell(af.f, name ? name : "");
+        } else {
+            gr_write_csv_cell(af.f, s->id);
+        }
+        fprintf(af.f, ",%d", s->status == SUB_ERROR ? 0 : s->score);
+        if (!canvas) {
+            fputc(',', af.f);
+            if (s->status == SUB_ERROR) {
+                char *why = gr_asprintf("not graded: %s", s->error ? s->error : "an error");
+                gr_write_csv_cell(af.f, why);
+                free(why);
+            } else if (s->status == SUB_MISSING) {
+                gr_write_csv_cell(af.f, "no submission");
+            }
+        }
+        fputs("\r\n", af.f);
+    }
+    free(column);
+    return atomic_file_commit(&af, err);
+}
+
+/*
+ * The scores' histogram as a step line (plot.h draws lines, not bars): the
+ * outline of HIST_BINS bars from 0 to full marks, the last one holding full
+ * marks too. Writes <json_dir>/scores.{dat,gp,png} and says so.
+ */
+static void draw_histogram(const batch *b, const int *scores, int n, int max)
+{
+    if (n == 0 || max <= 0) {
+        printf("Histogram: none (no scores)\n");
+        return;
+    }
+    int nbins = max < HIST_BINS ? max : HIST_BINS, count[HIST_BINS] = {0};
+    double width = (double)max / nbins, x[2 * HIST_BINS + 2], y[2 * HIST_BINS + 2];
+    for (int i = 0; i < n; i++) {
+        int k = (int)floor(scores[i] / width);
+        count[k < 0 ? 0 : k >= nbins ? nbins - 1 : k]++;
+    }
+    /* Up the left edge of each bar, across its top; down after the last. */
+    int m = 0;
+    for (int k = 0; k <= nbins; k++) {
+        x[m] = k * width;
+        y[m++] = k == 0 ? 0 : count[k - 1];
+        x[m] = k * width;
+        y[m++] = k == nbins ? 0 : count[k];
+    }
+
+    char *stem = b->o->shard_n > 0 ? gr_asprintf("%s/scores.shard-%d-of-%d", b->json_dir,
+                                                 b->o->shard_k, b->o->shard_n)
+                                    : gr_asprintf("%s/scores", b->json_dir);
+    char *title = gr_asprintf("%s: the scores of %d submissions", b->lab->name, n);
+    char *xlabel = gr_asprintf("score (points of %d, in bins of %g)", max, width);
+    lab_error err;
+    plot *p = plot_new(stem, title, xlabel, "submissions", &err);
+    int rc = p ? 0 : -1;
+    if (rc == 0)
+        rc = plot_add_series(p, NULL, x, y, (size_t)m, &err);
+    if (rc == 0)
+        rc = plot_set_xrange(p, 0, max, &err);
+    int highest = 0;
+    for (int k = 0; k < nbins; k++)
+        highest = count[k] > highest ? count[k] : highest;
+    if (rc == 0) /* room above the highest bar, whose top would be the frame */
+        rc = plot_set_yrange(p, 0, highest + 1, &err);
+    if (rc == 0)
+        rc = plot_render(p, NULL, &err);
+    if (rc == 0)
+        printf("Histogram: %s.png (and .gp, .dat)\n", stem);
+    else if (rc == PLOT_NO_GNUPLOT)
+        printf("Histogram: not drawn, gnuplot is missing (make deps installs it); then\n"
+               "           gnuplot %s.gp draws it from %s.dat\n", stem, stem);
+    else
+        printf("Histogram: not drawn: %s\n", err.msg);
+    plot_free(p);
+    free(stem);
+    free(title);
+    free(xlabel);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The id column's width in the summary's lists. */
+static int id_width(const batch *b)
+{
+    int w = 0;
+    for (int k = 0; k < b->nsubs; k++)
+        if (b->subs[k].status == SUB_ERROR && (int)strlen(b->subs[k].id) > w)
+            w = (int)strlen(b->subs[k].id);
+    for (int k = 0; k < b->nskipped; k++)
+        if ((int)strlen(b->skipped[k].name) > w)
+            w = (int)strlen(b->skipped[k].name);
+    return w < ID_WIDTH_MAX ? w : ID_WIDTH_MAX;
+}
+
+/* The tests most often not passed by the submissions that built (a test
+ * SKIPPED, a GPU test where there is none, was not failed). */
+static void print_most_failed(const batch *b)
+{
+    const grader_lab *lab = b->lab;
+    int *failed = xcalloc((size_t)lab->ntests, sizeof *failed), built = 0, name_w = 0;
+    for (int k = 0; k < b->nsubs; k++) {
+        if (b->subs[k].status != SUB_GRADED)
+            continue;
+        built++;
+        for (int i = 0; i < lab->ntests; i++)
+            failed[i] += b->subs[k].passed[i] == 0;
+    }
+    for (int i = 0; i < lab->ntests; i++)
+        if (failed[i] > 0 && (int)strlen(lab->tests[i].name) > name_w)
+            name_w = (int)strlen(lab->tests[i].name);
+    printf("\nMost failed tests (submissions that did not pass each, of the %d that "
+           "built):\n", built);
+    int shown = 0;
+    for (; shown < TOP_FAILED; shown++) {
+        int top = -1; /* the most failed not shown yet; ties in rubric order */
+        for (int i = 0; i < lab->ntests; i++)
+            if (failed[i] > 0 && (top < 0 || failed[i] > failed[top]))
+                top = i;
+        if (top < 0)
+            break;
+        printf("  %-*s  %3d  %s\n", name_w, lab->tests[top].name, failed[top],
+               lab->tests[top].title ? lab->tests[top].title : "");
+        failed[top] = 0;
+    }
+    int skips = 0;
+    for (int k = 0; k < b->nsubs; k++)
+        skips += b->subs[k].status == SUB_GRADED && b->subs[k].skipped > 0;
+    if (shown == 0 && skips)
+        printf("  none failed; %d had tests SKIPPED (not run here, so neither passed nor "
+               "failed)\n", skips);
+    else if (shown == 0)
+        printf("  none: every one that built passed every test\n");
+    free(failed);
+}
+
+int count_refused(const batch *b)
+{
+    int n = 0;
+    for (int k = 0; k < b->nskipped; k++)
+        n += b->skipped[k].refused;
+    return n;
+}
+
+/* The entries skipped (refused 0) or refused (1), each with why. */
+static void print_skipped(const batch *b, const char *title, int refused, int w)
+{
+    printf("\n%s:\n", title);
+    for (int k = 0; k < b->nskipped; k++) {
+        if (b->skipped[k].refused != refused)
+            continue;
+        char *name = gr_clean_line(b->skipped[k].name), *why = gr_clean_line(b->skipped[k].why);
+        printf("  %-*s  %s\n", w, name, why);
+        free(name);
+        free(why);
+    }
+}
+
+void print_summary(const batch *b, const char *gradebook_error)
+{
+    int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
+    int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
+    int only = 0, hidden = 0, reports = 0, missing = 0, not_on_roster = 0;
+    int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
+    double sum = 0;
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        resumed += s->resumed;
+        only += s->only;
+        hidden += s->hidden && s->status != SUB_ERROR;
+        reports += s->status != SUB_ERROR && s->status != SUB_MISSING;
+        errors += s->status == SUB_ERROR;
+        resumed_errors += s->status == SUB_ERROR && s->resumed;
+        build_failed += s->status == SUB_BUILD_FAILED;
+        with_skips += s->status != SUB_ERROR && s->skipped > 0;
+        missing += s->status == SUB_MISSING;
+        not_on_roster += !s->on_roster;
+        if (s->status != SUB_ERROR && s->status != SUB_MISSING) {
+            scores[n++] = s->score;
+            sum += s->score;
+        }
+    }
+    printf("\n%s (%s): %d submissions in %s", b->lab->name,
+           b->lab->title ? b->lab->title : "", b->nsubs, b->download);
+    if (b->o->shard_n > 0)
+        printf(", shard %d of %d", b->o->shard_k, b->o->shard_n);
+    printf(b->o->merge ? ", merged from the reports\n" : "\n");
+    if (b->o->seed)
+        printf("  hidden inputs: on (a seed was given); %d of the %d graded drew them\n", hidden,
+               reports);
+    else
+        printf("  hidden inputs: %s; %d of the %d graded drew them\n",
+               b->o->merge ? "not checked (a merge without a seed)" : "off (no seed)", hidden,
+               reports);
+    printf("  %-9s %6d  this run\n", "graded", b->graded);
+    if (b->regraded > 0)
+        printf("  %-9s %6d  of them had a stale report (what it graded changed)\n", "regraded",
+               b->regraded);
+    if (only > 0)
+        printf("  %-9s %6d  of them named by --only\n", "only", only);
+    printf("  %-9s %6d  from the reports of an earlier run\n", "resumed", resumed);
+    printf("  %-9s %6d  not graded", "errors", errors);
+    if (resumed_errors > 0)
+        printf(" (%d of them resumed: --force grades again)", resumed_errors);
+    printf("\n  %-9s %6d  not submissions\n", "skipped", b->nskipped - refused);
+    if (refused > 0)
+        printf("  %-9s %6d  not graded, and not in the gradebook: see why below\n", "refused",
+               refused);
+    printf("  %-9s %6d  did not build, or a file was missing (score 0)\n", "no build",
+           build_failed);
+    if (b->o->roster)
+        printf("  %-9s %6d  on the roster, with no submission (score 0)\n", "missing", missing);
+    if (with_skips > 0)
+        printf("  %-9s %6d  had tests SKIPPED, which earn nothing: this machine cannot run "
+               "them (no GPU?)\n", "SKIPPED", with_skips);
+    if (n > 0) {
+        qsort(scores, (size_t)n, sizeof *scores, by_value);
+        double median = n % 2 ? scores[n / 2] : 0.5 * (scores[n / 2 - 1] + scores[n / 2]);
+        printf("  %-9s %6.1f  of %d, over the %d graded (errors and missing left out)\n", "mean",
+               sum / n, max, n);
+        printf("  %-9s %6.1f  of %d\n", "median", median, max);
+    }
+    if (b->nskipped - refused > 0)
+        print_skipped(b, "Skipped", 0, w);
+    if (refused > 0)
+        print_skipped(b, "Refused (each may be a student's: fix it, then run again)", 1, w);
+    if (errors > 0) {
+        printf("\nErrors (the report says what happened):\n");
+        for (int k = 0; k < b->nsubs; k++) {
+            if (b->subs[k].status != SUB_ERROR)
+                continue;
+            char *id = gr_clean_line(b->subs[k].id), *why = gr_clean_line(b->subs[k].error);
+            printf("  %-*s  %s\n", w, id, why);
+            free(id);
+            free(why);
+        }
+    }
+    if (not_on_roster > 0) {
+        printf("\nNot on the roster (graded all the same):\n");
+        for (int k = 0; k < b->nsubs; k++) {
+            if (b->subs[k].on_roster)
+                continue;
+            char *id = gr_clean_line(b->subs[k].id);
+            printf("  %s\n", id);
+            free(id);
+        }
+    }
+    print_most_failed(b);
+    putchar('\n');
+    if (gradebook_error)
+        printf("Gradebook: not written: %s\n", gradebook_error);
+    else
+        printf("Gradebook: %s\n", b->csv);
+    if (b->lms && !gradebook_error)
+        printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
+    printf("Reports:   %s/<id>.json\n", b->json_dir);
+    printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);
+    draw_histogram(b, scores, n, max);
+    free(scores);
+}
+
