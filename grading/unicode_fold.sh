@@ -22,23 +22,40 @@ function expand(cp,    parts, n, i, out) {
         out = out (out == "" ? "" : " ") expand(parts[i])
     return out
 }
-function emit(name, keys, values, count,    i, n, parts, off, j, line) {
+# Entries are packed onto lines of at most 100 columns, several a line, so
+# that the header stays short to read past; put(s) adds one.
+function put(s) {
+    if (length(row) + 1 + length(s) > 100) {
+        print row
+        row = "   "
+    }
+    row = row " " s
+}
+function flush() {
+    if (row != "   ")
+        print row
+    row = "   "
+}
+function emit(name, keys, values, count,    i, n, parts, off, j, e) {
     off = 0
+    row = "   "
     printf "static const uint32_t %s_data[] = {\n", name
     for (i = 1; i <= count; i++) {
         n = split(values[keys[i]], parts, " ")
-        line = "   "
+        e = ""
         for (j = 1; j <= n; j++)
-            line = line " 0x" parts[j] ","
-        print line
+            e = e (j > 1 ? " " : "") "0x" parts[j] ","
+        put(e)
     }
+    flush()
     print "};"
     printf "static const uf_map %s[] = {\n", name
     for (i = 1; i <= count; i++) {
         n = split(values[keys[i]], parts, " ")
-        printf "    {0x%s, %d, %d},\n", keys[i], off, n
+        put(sprintf("{0x%s, %d, %d},", keys[i], off, n))
         off += n
     }
+    flush()
     print "};"
 }
 FILENAME ~ /UnicodeData/ {
@@ -83,8 +100,10 @@ END {
     print "} uf_class;"
     print ""
     print "static const uf_class uf_ccc[] = {"
+    row = "   "
     for (i = 1; i <= nccc; i++)
-        printf "    {0x%s, %d},\n", ccc[i], cccv[ccc[i]]
+        put(sprintf("{0x%s, %d},", ccc[i], cccv[ccc[i]]))
+    flush()
     print "};"
     print ""
     print "#endif"
