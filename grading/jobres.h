@@ -10,9 +10,9 @@
  * Where they cannot be had (not root, no bwrap to run as another user,
  * cgroup v2, no free user ids), the batch says so once and the jobs share
  * the sandbox's user and the grader's cgroup, with the per-process limits
- * alone (grade.c).
+ * alone (spawn.c).
  *
- * Not for: the limits on one process (grade.c) or the sandbox (sandbox.h).
+ * Not for: the limits on one process (spawn.c) or the sandbox (sandbox.h).
  */
 #ifndef FP8LAB_JOBRES_H
 #define FP8LAB_JOBRES_H

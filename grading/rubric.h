@@ -5,7 +5,7 @@
  * test's name and points.
  *
  * Not for: the tests themselves (grading/labN_suite.c) or how a submission is
- * built and run (grading/grade.c).
+ * built and run (grading/builder.c, grading/grade.c).
  */
 #ifndef FP8LAB_RUBRIC_H
 #define FP8LAB_RUBRIC_H
@@ -42,7 +42,7 @@ typedef struct grader_lab {
     /* The runner's address-space limit, MiB. */
     long mem_limit_mib;
     /* Symbols this lab's submissions may not use (beyond those no lab
-     * allows: grade.c), NULL-terminated, a trailing '*' a prefix, or NULL;
+     * allows: builder.c), NULL-terminated, a trailing '*' a prefix, or NULL;
      * and why, for the build log. */
     const char *const *forbidden;
     const char *forbidden_why;

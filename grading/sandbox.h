@@ -18,7 +18,7 @@
  * kernel's Landlock, where it has Landlock: the step can read, write and
  * run only what bwrap would show it. The grader says once what is missing.
  *
- * Not for: the limits on time, memory, files and processes (grade.c sets
+ * Not for: the limits on time, memory, files and processes (spawn.c sets
  * them, sandbox or not).
  */
 #ifndef FP8LAB_SANDBOX_H

@@ -1,6 +1,6 @@
 /*
  * unicode_fold.h - Unicode 15.0.0's canonical decompositions, combining classes
- * and full case folding, for comparing student ids (batch.c). Written by
+ * and full case folding, for comparing student ids (batch_find.c). Written by
  * grading/unicode_fold.sh from UnicodeData.txt and CaseFolding.txt: do not edit.
  * Each table is sorted by code point, for a binary search.
  */

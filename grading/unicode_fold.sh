@@ -1,5 +1,5 @@
 #!/bin/sh
-# unicode_fold.sh - writes grading/unicode_fold.h, the tables batch.c uses to
+# unicode_fold.sh - writes grading/unicode_fold.h, the tables batch_find.c uses to
 # compare student ids as Unicode says two strings are "canonical caseless"
 # equal (Unicode 15.0, section 3.13, D145): the full canonical decomposition
 # of every code point that has one (UnicodeData.txt; Hangul syllables are
@@ -73,7 +73,7 @@ FILENAME ~ /CaseFolding/ && $0 !~ /^#/ && NF >= 3 {
 END {
     print "/*"
     print " * unicode_fold.h - Unicode " version "\x27s canonical decompositions, combining classes"
-    print " * and full case folding, for comparing student ids (batch.c). Written by"
+    print " * and full case folding, for comparing student ids (batch_find.c). Written by"
     print " * grading/unicode_fold.sh from UnicodeData.txt and CaseFolding.txt: do not edit."
     print " * Each table is sorted by code point, for a binary search."
     print " */"

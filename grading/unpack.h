@@ -2,7 +2,7 @@
  * unpack.h - a submission that comes as an archive (.zip, .tar.gz, ...):
  * the lab's student files taken out of it, and nothing else.
  *
- * Not for: grading (grade.c) or listing the submissions (batch.c).
+ * Not for: grading (grade.c) or listing the submissions (batch_find.c).
  */
 #ifndef FP8LAB_UNPACK_H
 #define FP8LAB_UNPACK_H
