@@ -179,8 +179,13 @@ pid_t gr_spawn(char *const argv[], char *const envp[], const char *log, int resu
     if (procs >= 0)
         set_limit(RLIMIT_NPROC, (rlim_t)(procs + lim->nproc));
     if (boxed_on) {
+        /* bwrap itself gets no environment: inside, its process is pid 1,
+         * whose environment the submission could read (/proc/1/environ).
+         * What runs in it gets envp alone (--clearenv, --setenv). bwrap is
+         * still looked for on the grader's PATH. */
+        static char *const nothing[] = {NULL};
         if (boxed)
-            execvp(boxed[0], boxed);
+            execvpe(boxed[0], boxed, nothing);
         dprintf(2, "cannot run bwrap: %s\n", strerror(errno));
         _exit(127);
     }
