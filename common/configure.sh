@@ -7,14 +7,15 @@
 #
 #   configure.sh CONFIG
 #
-# Reads from the environment: CC, CXX, CUDA_HOME, NVCC (a path, or empty to
-# look for one), FP8LAB_FLAGS (the make flags to record: OPT, CFLAGS, ...).
+# Reads from the environment: CC, CXX, CUDA_HOME, NVCC (a path, empty to
+# look for one, or none), FP8LAB_FLAGS (the make flags to record: OPT, CFLAGS, ...).
 # Writes CONFIG as make assignments:
 #   BLAS_CFLAGS BLAS_LIBS          OpenBLAS (lab3), from pkg-config
 #   CHECK_CFLAGS CHECK_LIBS        Check, from pkg-config
 #   GRADER_CFLAGS_PKG GRADER_LIBS_PKG  jansson, libxml-2.0, nettle, libarchive
 #   NVCC CUDA_INC CUDA_LIBDIR      nvcc, the directory of cuda_fp8.h, that of
-#                                  libcudart.so (each empty when not found)
+#                                  libcudart.so (each empty when not found;
+#                                  NVCC overrides make's own, as found here)
 # and, as comments, the compilers' versions and the flags: lines that change
 # nothing in make but the file, and so rebuild everything when they change.
 # Prints one line when the file changed and an earlier one existed.
@@ -28,8 +29,11 @@ NVCC=${NVCC:-}
 pc() { pkg-config "$@" 2>/dev/null | tr -s ' \n' '  ' | sed 's/ *$//'; }
 first_line() { "$@" 2>/dev/null | head -n 1; }
 
-# nvcc: the one asked for, else on PATH, else under CUDA_HOME.
-if [ -z "$NVCC" ]; then
+# nvcc: the one asked for, else on PATH, else under CUDA_HOME; none with
+# NVCC=none (the CUDA parts are then not built, as without the toolkit).
+if [ "$NVCC" = none ]; then
+    NVCC=""
+elif [ -z "$NVCC" ]; then
     NVCC=$(command -v nvcc 2>/dev/null || true)
     [ -z "$NVCC" ] && [ -x "$CUDA_HOME/bin/nvcc" ] && NVCC="$CUDA_HOME/bin/nvcc"
 fi
@@ -69,7 +73,7 @@ trap 'rm -f "$tmp"' EXIT
         echo "GRADER_CFLAGS_PKG :="
         echo "GRADER_LIBS_PKG :="
     fi
-    echo "NVCC := $NVCC"
+    echo "override NVCC := $NVCC"
     echo "CUDA_INC := $CUDA_INC"
     echo "CUDA_LIBDIR := $CUDA_LIBDIR"
 } > "$tmp" || exit 1
@@ -78,7 +82,8 @@ if cmp -s "$tmp" "$config"; then
     exit 0
 fi
 if [ -f "$config" ]; then
-    changed=$(diff "$config" "$tmp" | sed -n 's/^> \(# \)\{0,1\}\([A-Za-z_+]*\).*/\2/p' | sort -u | tr '\n' ' ')
+    changed=$(diff "$config" "$tmp" |
+        sed -n 's/^> \(# \)\{0,1\}\(override \)\{0,1\}\([A-Za-z_+]*\).*/\3/p' | sort -u | tr '\n' ' ')
     echo "config: ${changed}changed since the last build; rebuilding what depends on it"
 fi
 mv "$tmp" "$config"
