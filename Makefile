@@ -85,13 +85,16 @@ endif
 
 DEPS := sh common/deps.sh
 # The needs (common/deps.sh) of one goal: build (compilers, Check, the grader's
-# libraries), labs (OpenBLAS), plot (gnuplot), test (make test's tools), data
-# (the full datasets). Goals that compile nothing need nothing.
+# libraries), labs (OpenBLAS), plot (gnuplot), test (make test's tools), cuda
+# (g++, for nvcc: the goals that build CUDA where the toolkit is), data (the
+# full datasets). Goals that compile nothing need nothing.
 need_of = $(if $(filter clean help deps gradescope-% fashion-subset,$(1)),,\
-            $(if $(filter test-fresh,$(1)),fresh,\
-            $(if $(filter test bench gpu-report,$(1)),build labs plot test,\
-            $(if $(filter lab% solutions plots,$(1)),build labs plot,\
-            $(if $(filter captures,$(1)),build labs data,build labs)))))
+            $(if $(filter test-fresh,$(1)),fresh,build labs\
+            $(if $(filter test werror-% bench gpu-report,$(1)),plot test)\
+            $(if $(filter lab% solutions plots,$(1)),plot)\
+            $(if $(filter all tools grader lab5 grader-lab5 solutions plots test werror-% bench \
+                 gpu-report,$(1)),cuda)\
+            $(if $(filter captures,$(1)),data)))
 NEEDS := $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call need_of,$(g))))
 
 ifneq ($(NEEDS),)

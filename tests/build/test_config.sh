@@ -67,8 +67,9 @@ same_as_clean "OpenBLAS restored"
 
 # 2. The CUDA Toolkit hidden under an empty directory.
 CUDA=${CUDA_HOME:-/usr/local/cuda}
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
-    echo "SKIP: CUDA hidden: needs root and unshare, to mount over $CUDA"
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1 ||
+    ! command -v mount >/dev/null 2>&1; then
+    echo "SKIP: CUDA hidden: needs root, unshare and mount (util-linux, mount), to mount over $CUDA"
 elif ! grep -q '^override NVCC := .' "$B/config.mk"; then
     echo "SKIP: CUDA hidden: the build found no nvcc here, so there is nothing to hide"
 else
