@@ -7,14 +7,15 @@
 #
 #   configure.sh CONFIG
 #
-# Reads from the environment: CC, CXX, CUDA_HOME, NVCC (a path, or empty to
-# look for one), FP8LAB_FLAGS (the make flags to record: OPT, CFLAGS, ...).
+# Reads from the environment: CC, CXX, CUDA_HOME, NVCC (a path, empty to
+# look for one, or none), FP8LAB_FLAGS (the make flags to record: OPT, CFLAGS, ...).
 # Writes CONFIG as make assignments:
 #   BLAS_CFLAGS BLAS_LIBS          OpenBLAS (lab3), from pkg-config
 #   CHECK_CFLAGS CHECK_LIBS        Check, from pkg-config
 #   GRADER_CFLAGS_PKG GRADER_LIBS_PKG  jansson, libxml-2.0, nettle, libarchive
 #   NVCC CUDA_INC CUDA_LIBDIR      nvcc, the directory of cuda_fp8.h, that of
-#                                  libcudart.so (each empty when not found)
+#                                  libcudart.so (each empty when not found;
+#                                  NVCC overrides make's own, as found here)
 #   CC_ABS CXX_ABS                 the compilers' absolute paths
 #   TOOLCHAIN_DIRS TOOL_PATH       the folders outside the system's that the
 #                                  compilers, nvcc and the libraries a
@@ -36,8 +37,11 @@ NVCC=${NVCC:-}
 pc() { pkg-config "$@" 2>/dev/null | tr -s ' \n' '  ' | sed 's/ *$//'; }
 first_line() { "$@" 2>/dev/null | head -n 1; }
 
-# nvcc: the one asked for, else on PATH, else under CUDA_HOME.
-if [ -z "$NVCC" ]; then
+# nvcc: the one asked for, else on PATH, else under CUDA_HOME; none with
+# NVCC=none (the CUDA parts are then not built, as without the toolkit).
+if [ "$NVCC" = none ]; then
+    NVCC=""
+elif [ -z "$NVCC" ]; then
     NVCC=$(command -v nvcc 2>/dev/null || true)
     [ -z "$NVCC" ] && [ -x "$CUDA_HOME/bin/nvcc" ] && NVCC="$CUDA_HOME/bin/nvcc"
 fi
@@ -142,7 +146,7 @@ trap 'rm -f "$tmp"' EXIT
     echo "TOOLCHAIN_DIRS := ${TOOLCHAIN_DIRS# }"
     echo "TOOL_PATH := ${TOOL_BINS#:}${TOOL_BINS:+:}/usr/local/bin:/usr/bin:/bin"
     echo "STDCXX_DIR := $STDCXX_DIR"
-    echo "NVCC := $NVCC"
+    echo "override NVCC := $NVCC"
     echo "CUDA_INC := $CUDA_INC"
     echo "CUDA_LIBDIR := $CUDA_LIBDIR"
 } > "$tmp" || exit 1
@@ -151,7 +155,8 @@ if cmp -s "$tmp" "$config"; then
     exit 0
 fi
 if [ -f "$config" ]; then
-    changed=$(diff "$config" "$tmp" | sed -n 's/^> \(# \)\{0,1\}\([A-Za-z_+]*\).*/\2/p' | sort -u | tr '\n' ' ')
+    changed=$(diff "$config" "$tmp" |
+        sed -n 's/^> \(# \)\{0,1\}\(override \)\{0,1\}\([A-Za-z_+]*\).*/\3/p' | sort -u | tr '\n' ' ')
     echo "config: ${changed}changed since the last build; rebuilding what depends on it"
 fi
 mv "$tmp" "$config"

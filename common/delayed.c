@@ -46,7 +46,8 @@ void delayed_update(delayed_scaler *s)
     float amax = update_amax(s);
 
     float newest = s->history[0];
-    memmove(s->history, s->history + 1, (size_t)(s->history_len - 1) * sizeof(float));
+    for (int i = 0; i + 1 < s->history_len; i++)
+        s->history[i] = s->history[i + 1];
     s->history[s->history_len - 1] = newest;
     s->history[0] = 0.0f;
 

@@ -170,11 +170,16 @@ int gr_sandbox_restrict(const gr_sandbox *s, const char *const *view, const char
         rc = gr_landlock_allow(ruleset, abi, view[i], read);
     if (rc == 0)
         rc = gr_landlock_allow(ruleset, abi, dir, ~0ULL);
-    if (rc == 0)
-        rc = gr_landlock_allow(ruleset, abi, "/dev/null",
-                               read | LANDLOCK_ACCESS_FS_WRITE_FILE | (1ULL << 14) | (1ULL << 15));
-    if (rc == 0)
-        rc = gr_landlock_allow(ruleset, abi, "/dev/urandom", read);
+    /* The devices bwrap's --dev shows (but its tty), as bwrap lets them be
+     * used: a step that reads /dev/zero meets the limit on its memory, as
+     * it does inside bwrap, and not a refusal that only Landlock gives. */
+    const uint64_t write = read | LANDLOCK_ACCESS_FS_WRITE_FILE | (1ULL << 14) | (1ULL << 15);
+    static const char *const rw_devices[] = {"/dev/null", "/dev/zero", "/dev/full", 0};
+    static const char *const ro_devices[] = {"/dev/random", "/dev/urandom", 0};
+    for (int i = 0; rw_devices[i] && rc == 0; i++)
+        rc = gr_landlock_allow(ruleset, abi, rw_devices[i], write);
+    for (int i = 0; ro_devices[i] && rc == 0; i++)
+        rc = gr_landlock_allow(ruleset, abi, ro_devices[i], read);
     if (rc == 0)
         rc = gr_landlock_allow(ruleset, abi, "/proc", read);
     if (rc != 0) {
@@ -186,8 +191,42 @@ int gr_sandbox_restrict(const gr_sandbox *s, const char *const *view, const char
     return gr_landlock_enforce(ruleset);
 }
 
-/* Runs bwrap around `true` as s says (and checks readable first): whether
- * it works. */
+/* What a child writes to fd until it closes it, into msg (size > 0): its
+ * lines joined by "; ", no newline at the end, cut to fit; the rest is read
+ * and dropped. bwrap writes its message in more than one write ("bwrap: ",
+ * then the reason). */
+static void read_reason(int fd, char *msg, size_t size)
+{
+    size_t len = 0;
+    int newline = 0;
+    char buf[256];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            if (buf[i] == '\n') {
+                newline = len > 0;
+                continue;
+            }
+            if (newline && len + 3 < size) {
+                msg[len++] = ';';
+                msg[len++] = ' ';
+            }
+            newline = 0;
+            if (len + 1 < size)
+                msg[len++] = buf[i];
+        }
+    }
+    msg[len] = '\0';
+}
+
+/* Runs bwrap around `true` as s says (and checks readable first): 1 when it
+ * works; 0 when it does not, and why says why (bwrap's own words, where it
+ * said any); -1 when there is no bwrap to run (none on PATH). */
 static int probe(const gr_sandbox *s, const char *const *readable, char *why, size_t size)
 {
     int fds[2];
@@ -217,14 +256,14 @@ static int probe(const gr_sandbox *s, const char *const *readable, char *why, si
         char **argv = gr_sandbox_argv(s, "/tmp", view, env, cmd);
         if (argv)
             execvp("bwrap", argv);
-        dprintf(2, "bwrap: %s", strerror(errno));
-        _exit(4);
+        int e = errno;
+        dprintf(2, "bwrap: %s", strerror(e));
+        _exit(e == ENOENT ? 127 : 4); /* 127: not found, as a shell says it */
     }
     close(fds[1]);
-    char msg[400] = "";
-    ssize_t n = pid > 0 ? read(fds[0], msg, sizeof msg - 1) : 0;
-    msg[n > 0 ? n : 0] = '\0';
-    msg[strcspn(msg, "\n")] = '\0';
+    why[0] = '\0';
+    if (pid > 0)
+        read_reason(fds[0], why, size);
     close(fds[0]);
     int status = -1;
     if (pid < 0 || waitpid(pid, &status, 0) != pid) {
@@ -233,7 +272,12 @@ static int probe(const gr_sandbox *s, const char *const *readable, char *why, si
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 1;
-    snprintf(why, size, "%s", msg[0] ? msg : "bwrap failed");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        snprintf(why, size, "bwrap is not installed");
+        return -1;
+    }
+    if (!why[0])
+        snprintf(why, size, "bwrap failed");
     return 0;
 }
 
@@ -290,22 +334,50 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable)
     struct passwd *pw = getpwnam("nobody");
     s->uid = pw ? pw->pw_uid : NOBODY_ID;
     s->gid = pw ? pw->pw_gid : NOBODY_ID;
-    char why[sizeof s->why / 2] = "";
+    /* Two reasons and "; as nobody: " fit s->why. */
+    char why[(sizeof s->why - 16) / 2] = "";
     if (getuid() == 0) {
         s->drop = 1;
-        if (probe(s, readable, why, sizeof why)) {
+        if (probe(s, readable, why, sizeof why) > 0) {
             s->on = 1;
             return s;
         }
         s->drop = 0;
     }
-    char why_root[sizeof s->why / 2] = "";
-    s->on = probe(s, NULL, why_root, sizeof why_root);
+    char why_root[sizeof why] = "";
+    int tried = probe(s, NULL, why_root, sizeof why_root);
+    s->on = tried > 0;
+    s->no_bwrap = tried < 0;
     if (!s->on)
-        snprintf(s->why, sizeof s->why, "%s%s%s", why_root, why[0] ? "; as nobody: " : "", why);
+        snprintf(s->why, sizeof s->why, "%s%s%s", why_root,
+                 why[0] && !s->no_bwrap ? "; as nobody: " : "", s->no_bwrap ? "" : why);
     else if (why[0])
         snprintf(s->why, sizeof s->why, "%s", why);
     return s;
+}
+
+/* What to do when bwrap does not run, after the warning's reason. An
+ * installed bwrap that fails may not create namespaces here: in a container
+ * (as root too), or, for a user who is not root, where a kernel setting
+ * forbids unprivileged user namespaces: user.max_user_namespaces = 0
+ * (the kernel's Documentation/admin-guide/sysctl/user.rst), or
+ * kernel.apparmor_restrict_unprivileged_userns = 1, Ubuntu's AppArmor
+ * restriction (https://ubuntu.com/blog/ubuntu-23-10-restricted-unprivileged-user-namespaces),
+ * on by default in Ubuntu 24.04, where bwrap then fails
+ * (https://github.com/containers/bubblewrap/issues/632). */
+static const char *advice(const gr_sandbox *s)
+{
+    if (strstr(s->why, "FP8LAB_SANDBOX"))
+        return "";
+    if (s->no_bwrap)
+        return "; install Debian's bubblewrap (apt-get install bubblewrap)";
+    if (getuid() == 0)
+        return "; bwrap is installed but may not create namespaces here, as in a container: "
+               "grade outside it, or give it that right";
+    return "; bwrap is installed but may not create namespaces here: in a container, or "
+           "where a kernel setting forbids unprivileged user namespaces (Ubuntu 24.04's "
+           "kernel.apparmor_restrict_unprivileged_userns=1, user.max_user_namespaces=0); "
+           "allow them, or grade as root";
 }
 
 void gr_sandbox_warn(const gr_sandbox *s)
@@ -317,15 +389,11 @@ void gr_sandbox_warn(const gr_sandbox *s)
         fprintf(stderr, "grader: warning: no bwrap sandbox (%s): submissions run with the "
                         "grader's own user%s and its network; Landlock (ABI %d) still limits "
                         "what they can read and write%s\n", s->why,
-                getuid() == 0 ? " (root)" : "", s->landlock,
-                strstr(s->why, "FP8LAB_SANDBOX") ? ""
-                : "; install Debian's bubblewrap (apt-get install bubblewrap)");
+                getuid() == 0 ? " (root)" : "", s->landlock, advice(s));
     else if (!s->on)
         fprintf(stderr, "grader: warning: no sandbox (%s) and no Landlock in this kernel: "
                         "submissions run with the grader's own rights, its network and a "
-                        "writable view of its files%s\n", s->why,
-                strstr(s->why, "FP8LAB_SANDBOX") ? ""
-                : "; install Debian's bubblewrap (apt-get install bubblewrap)");
+                        "writable view of its files%s\n", s->why, advice(s));
     else
         fprintf(stderr, "grader: warning: submissions run as root inside the sandbox (%s)\n",
                 s->why);

@@ -34,6 +34,7 @@ typedef struct gr_sandbox {
     uid_t uid;
     gid_t gid;
     int landlock;     /* the kernel's Landlock ABI version; 0: none */
+    int no_bwrap;     /* not on, for want of bwrap (none on PATH) */
     char why[600];    /* what is missing, when !on, or when root and !drop */
     char *ro[4];      /* the readable paths, NULL-terminated: seen read-only
                          even where they are under /tmp */

@@ -308,10 +308,11 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
         fprintf(af.f, "\nPairs of which either consists for at least %d %% of the other's "
                       "material (sim_c, the skeleton's lines taken out):\n", threshold);
         if (sim == 127) {
-            fputs("  not compared: sim_c is not installed (apt-get install similarity-tester)\n",
-                  af.f);
-            fputs("  pairs not compared: sim_c is not installed (apt-get install "
-                  "similarity-tester)\n", summary);
+            /* Debian 12 has the package, Debian 13 does not. */
+            const char *why = "sim_c is not installed (apt-get install similarity-tester, where "
+                              "the release has it)";
+            fprintf(af.f, "  not compared: %s\n", why);
+            fprintf(summary, "  pairs not compared: %s\n", why);
         } else if (sim != 0) {
             fputs("  not compared: sim_c failed\n", af.f);
             fputs("  pairs not compared: sim_c failed\n", summary);

@@ -52,7 +52,7 @@ static float run_amax(const float *d_x, size_t n, float *d_amax, cudaStream_t st
 void check_amax(gr_mismatches *m, cudaStream_t st, const float *x, const float *d_x,
                        size_t n, float *d_amax, const char *what)
 {
-    char call[256];
+    char call[320]; /* what (its callers': under 256 bytes) and n */
     snprintf(call, sizeof call, "lab5_amax(%s, n = %zu)", what, n);
     float want = stats_amax(x, n, NULL);
     float got = run_amax(d_x, n, d_amax, st, call);
@@ -128,7 +128,7 @@ static void amax_hand(gr_mismatches *m, cudaStream_t st, const float *x, size_t 
 {
     if (n)
         to_dev(d_x, x, n * sizeof(float));
-    char call[256];
+    char call[320]; /* what (its callers': under 256 bytes) and n */
     snprintf(call, sizeof call, "lab5_amax(%s, n = %zu)", what, n);
     float got = run_amax(d_x, n, d_amax, st, call);
     expect_float(m, call, "*amax", want, got);

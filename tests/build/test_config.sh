@@ -14,6 +14,8 @@
 #   3. A flag changed (CFLAGS) rebuilds, and changed back gives the clean build.
 #   4. A header changed is seen whichever way the build folder was named:
 #      ./grader names it absolute, make relative (in a copy of the course).
+#   5. A warning (in that copy): make lab0 shows it and still builds; make
+#      test's warning check (WERROR=1, at -O1) stops at it.
 # Each build is in a folder of the test's own.
 #
 #   FP8LAB_BUILD=build sh tests/build/test_config.sh     (from the top of the course)
@@ -65,9 +67,10 @@ same_as_clean "OpenBLAS restored"
 
 # 2. The CUDA Toolkit hidden under an empty directory.
 CUDA=${CUDA_HOME:-/usr/local/cuda}
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1; then
-    echo "SKIP: CUDA hidden: needs root and unshare, to mount over $CUDA"
-elif ! grep -q '^NVCC := .' "$B/config.mk"; then
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null 2>&1 ||
+    ! command -v mount >/dev/null 2>&1; then
+    echo "SKIP: CUDA hidden: needs root, unshare and mount (util-linux, mount), to mount over $CUDA"
+elif ! grep -q '^override NVCC := .' "$B/config.mk"; then
     echo "SKIP: CUDA hidden: the build found no nvcc here, so there is nothing to hide"
 else
     mkdir -p "$TMP/empty"
@@ -77,7 +80,7 @@ else
         env PATH="$path" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE \
         make --no-print-directory BUILD="$B" lab3 >"$TMP/nocuda.out" 2>&1
     expect_eq "CUDA hidden: make lab3" "$?" 0 || tail -n 20 "$TMP/nocuda.out"
-    grep -q '^NVCC := *$' "$B/config.mk" && ok || bad "CUDA hidden: config.mk still names nvcc"
+    grep -q '^override NVCC := *$' "$B/config.mk" && ok || bad "CUDA hidden: config.mk still names nvcc"
     strings "$B/obj/grading/grade.o" | grep -q "$CUDA/bin/nvcc" &&
         bad "CUDA hidden: the grader still has nvcc compiled in" || ok
     qmake lab3 >"$TMP/cuda.out" 2>&1
@@ -121,6 +124,18 @@ expect_eq "copy: ./grader lab0 --solution again" "$?" 0 || tail -n 5 "$TMP/g3.ou
 after=$(stat -c %Y.%y "$C/build/obj/grading/lab0/suite.o" 2>/dev/null)
 [ -n "$before" ] && [ "$before" != "$after" ] && ok ||
     bad "rubric.h changed after make: ./grader did not rebuild the suite"
+
+# 5. A warning, in a source every lab links.
+printf '%s\n' 'int delayed_test_warning(void);' \
+    'int delayed_test_warning(void) { int unused; return 0; }' >>"$C/common/delayed.c"
+gmake make --no-print-directory lab0 >"$TMP/w1.out" 2>&1
+expect_eq "a warning: make lab0 still builds" "$?" 0 || tail -n 5 "$TMP/w1.out"
+expect_match "a warning: make lab0 shows it" "$(cat "$TMP/w1.out")" "delayed\\.c:.*warning: unused variable"
+gmake make --no-print-directory werror-O1 >"$TMP/w2.out" 2>&1
+[ $? != 0 ] && ok || bad "a warning: make's check at -O1 (make test's) passed"
+expect_match "a warning: the check stops at it" "$(cat "$TMP/w2.out")" "delayed\\.c:.*error: unused variable"
+expect_match "a warning: the check says why" "$(cat "$TMP/w2.out")" \
+    "^make test: warnings are errors \\(WERROR=1, OPT=-O1\\)"
 
 echo "test_config: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -157,7 +157,7 @@ if [ -n "$CUDA" ]; then
         bad "4: with CUDA bound read-only, make lab3 && ./grader lab3 (exit $(rc 4))"
         show 4 30
     fi
-    grep -q "^NVCC := $CUDA/bin/nvcc" "$TMP/out/4.config" 2>/dev/null && ok ||
+    grep -q "^override NVCC := $CUDA/bin/nvcc" "$TMP/out/4.config" 2>/dev/null && ok ||
         bad "4: the build did not see the CUDA Toolkit (build/config.mk has no NVCC)"
     if out 4 | grep -q '^ *NVCC '; then bad "4: make lab3 ran nvcc for a CPU lab"; show 4 40; else ok; fi
 else

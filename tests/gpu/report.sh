@@ -99,7 +99,7 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 else
     fail 1 "nvidia-smi not found: the report needs the driver's version and the clocks"
 fi
-nvcc=$(sed -n 's/^NVCC := //p' "$B/config.mk" 2>/dev/null)
+nvcc=$(sed -n 's/^\(override \)\{0,1\}NVCC := //p' "$B/config.mk" 2>/dev/null)
 [ -n "$nvcc" ] && say "nvcc: $("$nvcc" --version 2>/dev/null | tail -n 2 | tr '\n' ' ')"
 say "host: $(uname -srm), $(nproc) cores; cc: $(sed -n 's/^# cc: //p' "$B/config.mk")"
 say "course: commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git status --porcelain 2>/dev/null | grep -q . && echo ', with changes not committed')"

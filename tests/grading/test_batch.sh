@@ -61,7 +61,7 @@ count_of() { sed -n "s/^  $2  *\([0-9.]*\) .*/\1/p" "$TMP/$1.out"; }
 # The command lines of running processes that grade in a batch work folder.
 runners() {
     for f in /proc/[0-9]*/cmdline; do
-        tr '\0' ' ' <"$f" 2>/dev/null | grep "/grade/batch[.]" && echo
+        tr '\0' ' ' 2>/dev/null <"$f" | grep "/grade/batch[.]" && echo
     done
 }
 

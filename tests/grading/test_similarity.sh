@@ -5,7 +5,9 @@
 # counted (a student who submits the skeleton matches no one); the scores
 # are those of a run without it; without sim_c, the identical ones are still
 # named and the summary says what is missing; a bad threshold is a usage
-# error.
+# error. Where sim_c is not installed (Debian 13 has no similarity-tester),
+# the checks that need it are skipped, the others run, and it exits 77 (SKIP)
+# when they pass.
 #
 #   GRADER=build/bin/grader sh tests/grading/test_similarity.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -18,10 +20,8 @@ TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 
-if ! command -v sim_c >/dev/null 2>&1; then
-    echo "SKIP: sim_c (package similarity-tester) is not installed"
-    exit 77
-fi
+have_sim=1
+command -v sim_c >/dev/null 2>&1 || have_sim=0
 S=$TMP/class
 for id in alice bob carol dave erin; do mkdir -p "$S/$id"; done
 cp solutions/lab0/lab0.c "$S/alice/"
@@ -42,15 +42,16 @@ expect_eq "the scores are those of a run without it" \
     "$(csv "$S.grades/grades.csv" | cut -d, -f1-4)" "$(csv "$TMP/plain/grades.csv" | cut -d, -f1-4)"
 expect_eq "identical: alice and carol, and the two skeletons" \
     "$(echo "$OUT" | sed -n 's/^  identical: //p' | tr '\n' '|')" "alice, carol|dave, erin|"
-expect_match "bob's copy is found with alice's" "$OUT" "^    +(9[0-9]|100) %  +(9[0-9]|100) %  alice  bob$"
-expect_eq "no pair holds a skeleton" "$(grep -E '^ +[0-9]+ %' "$REPORT" | grep -c -e dave -e erin)" 0
 expect_match "the report names the identical ones first" \
     "$(sed -n '3,4p' "$REPORT" | tr '\n' '|')" "^Identical submissions.*\\|  alice, carol\\|"
-
-"$GRADER" --batch "$S" lab0 --similarity=100 --json-dir "$TMP/t100" >"$TMP/t100.out" 2>&1
-expect_eq "--similarity=100: only the pairs at 100 %" \
-    "$(grep -cE '^    +100 %  +100 %' "$TMP/t100.out")" \
-    "$(grep -cE '^    +[0-9]+ %  +[0-9]+ %' "$TMP/t100.out")"
+if [ $have_sim = 1 ]; then
+    expect_match "bob's copy is found with alice's" "$OUT" "^    +(9[0-9]|100) %  +(9[0-9]|100) %  alice  bob$"
+    expect_eq "no pair holds a skeleton" "$(grep -E '^ +[0-9]+ %' "$REPORT" | grep -c -e dave -e erin)" 0
+    "$GRADER" --batch "$S" lab0 --similarity=100 --json-dir "$TMP/t100" >"$TMP/t100.out" 2>&1
+    expect_eq "--similarity=100: only the pairs at 100 %" \
+        "$(grep -cE '^    +100 %  +100 %' "$TMP/t100.out")" \
+        "$(grep -cE '^    +[0-9]+ %  +[0-9]+ %' "$TMP/t100.out")"
+fi
 
 mkdir -p "$TMP/bin"
 for t in sh cat git; do ln -s "$(command -v $t)" "$TMP/bin/$t" 2>/dev/null; done
@@ -58,11 +59,16 @@ PATH=$TMP/bin "$GRADER" --batch "$S" lab0 --merge --similarity --json-dir "$S.gr
     >"$TMP/nosim.out" 2>&1
 expect_match "without sim_c: the identical ones" "$(cat "$TMP/nosim.out")" "^  identical: alice, carol$"
 expect_match "without sim_c: what is missing" "$(cat "$TMP/nosim.out")" \
-    "pairs not compared: sim_c is not installed \\(apt-get install similarity-tester\\)"
+    "pairs not compared: sim_c is not installed \\(apt-get install similarity-tester, where the release has it\\)"
 
 "$GRADER" --batch "$S" lab0 --similarity=0 >"$TMP/bad.out" 2>&1
 expect_eq "--similarity=0: a usage error" "$?" 2
 expect_match "--similarity=0: says what it takes" "$(cat "$TMP/bad.out")" "a percentage, 1 to 100"
 
+if [ $have_sim = 0 ]; then
+    echo "test_similarity: $passed passed, $failed failed; the pairs skipped: sim_c (package similarity-tester) is not installed"
+    [ "$failed" = 0 ] || exit 1
+    exit 77
+fi
 echo "test_similarity: $passed passed, $failed failed"
 [ "$failed" = 0 ]

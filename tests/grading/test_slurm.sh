@@ -16,8 +16,7 @@ set -u
 ROOT=$(pwd)
 for tool in munged munge slurmctld slurmd sbatch squeue sinfo; do
     if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "test_slurm: skipped: $tool not found (Debian's slurm-wlm and munge;"
-        echo "  sudo apt-get install slurm-wlm munge)"
+        echo "test_slurm: skipped: $tool not found (Debian's slurm-wlm and munge: sudo apt-get install slurm-wlm munge)"
         exit 77
     fi
 done

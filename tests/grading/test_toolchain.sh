@@ -74,7 +74,7 @@ export CC="$TC/bin/gcc" CXX="$TC/bin/g++" BUILD="$B"
 # The build, as a student on such a node types it (the grader script makes
 # what it needs); lab5 where the CUDA Toolkit is.
 lab5=0
-grep -q '^NVCC := .' "${FP8LAB_BUILD:-build}/config.mk" 2>/dev/null && lab5=1
+grep -Eq '^(override )?NVCC := .' "${FP8LAB_BUILD:-build}/config.mk" 2>/dev/null && lab5=1
 goals="grader-lab0 grader-lab3"
 [ $lab5 = 1 ] && goals="$goals grader-lab5"
 # shellcheck disable=SC2086

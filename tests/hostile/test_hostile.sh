@@ -6,8 +6,10 @@
 # correct submissions, graded together two at a time. Each hostile one gets
 # the report aimed at it, the correct ones full marks; nothing is written
 # outside the work folders, the goldens are untouched, nothing is left
-# running. Where the grader runs as root it needs bubblewrap, which keeps
-# the compiler from /etc/shadow and runs the tests as nobody.
+# running. Every check holds with bubblewrap and with Landlock alone
+# (FP8LAB_SANDBOX=none, as where bwrap cannot start: a container; .ci/run
+# runs it so too), which keep the compiler from /etc/shadow; run by root,
+# the grader runs the tests as nobody.
 #
 #   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/hostile/test_hostile.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -228,7 +230,7 @@ fi
 # Nothing escaped.
 expect_eq "the goldens are untouched" "$(sha256sum data/golden/lab0/* | sha256sum)" "$sums_before"
 [ ! -e /tmp/fp8lab-hostile-was-here ] && ok || bad "a submission wrote outside its folder"
-left=$(for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' <"$f" 2>/dev/null | grep "$TMP" && echo; done)
+left=$(for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' 2>/dev/null <"$f" | grep "$TMP" && echo; done)
 expect_eq "nothing left running" "$left" ""
 
 echo "test_hostile: $passed passed, $failed failed"
