@@ -32,6 +32,52 @@ TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 passed=0 failed=0 count=0
 
+# check_mutant PATCH LAB NAME: grades the mutant on public and hidden
+# inputs and writes its verdict, "ok" or what went wrong, to
+# $TMP/LAB-NAME.verdict (each in a folder of its own: several run at once).
+check_mutant() {
+    patch=$1 lab=$2 name=$3
+    dir=$TMP/$lab-$name
+    out=$TMP/$lab-$name.verdict
+    want=$(sed -n 's/^expect-fail: *//p' "$patch" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+    mkdir -p "$dir/files"
+    cp "solutions/$lab"/* "$dir/files"/
+    if [ -z "$want" ]; then
+        echo "FAIL: $lab/$name: no expect-fail line" >"$out"
+        return
+    fi
+    if ! patch -s -d "$dir/files" -p1 <"$patch" >"$dir/patch.log" 2>&1; then
+        { echo "FAIL: $lab/$name: the patch no longer applies to solutions/$lab:"
+          sed 's/^/    /' "$dir/patch.log"; } >"$out"
+        return
+    fi
+    : >"$out.tmp"
+    for seed in "" "$SEED"; do
+        if [ -n "$seed" ]; then
+            how="with --seed $seed"
+            "$GRADER" "$lab" --dir "$dir/files" --seed "$seed" --format json >"$dir/r.json" 2>"$dir/r.err"
+        else
+            how="public inputs"
+            "$GRADER" "$lab" --dir "$dir/files" --format json >"$dir/r.json" 2>"$dir/r.err"
+        fi
+        rc=$?
+        got=$(jq -r '.tests[] | select(.status != "pass") | .name' "$dir/r.json" | sort | tr '\n' ' ')
+        lost=$(jq -r '.max_score - .score' "$dir/r.json")
+        aimed=$(jq -r --arg w "$want" '($w | split(" ") | map(select(. != ""))) as $t
+            | [.tests[] | select(.name as $n | $t | index($n)) | .max_points] | add // 0' "$dir/r.json")
+        if [ "$rc" != 1 ] || [ "$got" != "$want" ] || [ "$lost" != "$aimed" ]; then
+            { echo "FAIL: $lab/$name ($how): exit $rc, failed [$got], want [$want]; lost $lost points, want $aimed"
+              head -n 5 "$dir/r.err" | sed 's/^/    /'; } >>"$out.tmp"
+        fi
+    done
+    if [ -s "$out.tmp" ]; then mv "$out.tmp" "$out"; else rm -f "$out.tmp"; echo ok >"$out"; fi
+}
+
+# The mutants, FP8LAB_MUTANT_JOBS at a time (default: one a core): each
+# grading is one process after another, so a second keeps the other core busy.
+jobs=${FP8LAB_MUTANT_JOBS:-$(nproc 2>/dev/null || echo 1)}
+running=0
+: >"$TMP/order"
 for patch in tests/*/mutants/*.patch; do
     # lab5 needs a GPU: tests/lab5/test_grading.sh grades its mutants.
     case $patch in tests/lab5/*) continue ;; esac
@@ -40,47 +86,23 @@ for patch in tests/*/mutants/*.patch; do
     lab=$(basename "$(dirname "$(dirname "$patch")")")
     name=$(basename "$patch" .patch)
     count=$((count + 1))
-    want=$(sed -n 's/^expect-fail: *//p' "$patch" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
-    dir=$TMP/$lab-$name
-    mkdir -p "$dir"
-    cp "solutions/$lab"/* "$dir"/
-    if [ -z "$want" ]; then
-        echo "FAIL: $lab/$name: no expect-fail line"
-        failed=$((failed + 1))
-        continue
-    fi
-    if ! patch -s -d "$dir" -p1 <"$patch" >"$TMP/patch.log" 2>&1; then
-        echo "FAIL: $lab/$name: the patch no longer applies to solutions/$lab:"
-        sed 's/^/    /' "$TMP/patch.log"
-        failed=$((failed + 1))
-        continue
-    fi
-    ok=1
-    for seed in "" "$SEED"; do
-        if [ -n "$seed" ]; then
-            how="with --seed $seed"
-            "$GRADER" "$lab" --dir "$dir" --seed "$seed" --format json >"$TMP/r.json" 2>"$TMP/r.err"
-        else
-            how="public inputs"
-            "$GRADER" "$lab" --dir "$dir" --format json >"$TMP/r.json" 2>"$TMP/r.err"
-        fi
-        rc=$?
-        got=$(jq -r '.tests[] | select(.status != "pass") | .name' "$TMP/r.json" | sort | tr '\n' ' ')
-        lost=$(jq -r '.max_score - .score' "$TMP/r.json")
-        aimed=$(jq -r --arg w "$want" '($w | split(" ") | map(select(. != ""))) as $t
-            | [.tests[] | select(.name as $n | $t | index($n)) | .max_points] | add // 0' "$TMP/r.json")
-        if [ "$rc" != 1 ] || [ "$got" != "$want" ] || [ "$lost" != "$aimed" ]; then
-            echo "FAIL: $lab/$name ($how): exit $rc, failed [$got], want [$want]; lost $lost points, want $aimed"
-            head -n 5 "$TMP/r.err" | sed 's/^/    /'
-            ok=0
-        fi
-    done
-    if [ "$ok" = 1 ]; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
+    echo "$lab-$name" >>"$TMP/order"
+    check_mutant "$patch" "$lab" "$name" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait
+        running=0
     fi
 done
+wait
+while read -r id; do
+    if [ "$(cat "$TMP/$id.verdict" 2>/dev/null)" = ok ]; then
+        passed=$((passed + 1))
+    else
+        cat "$TMP/$id.verdict" 2>/dev/null || echo "FAIL: $id: no verdict"
+        failed=$((failed + 1))
+    fi
+done <"$TMP/order"
 
 # The tables of traps and the mutants agree.
 tables=0
