@@ -239,7 +239,7 @@ help:
 	@echo "  make gradescope-LAB  Gradescope's autograder zip for LAB, in $(BUILD)/gradescope (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
-	@echo "  make test-fresh  the README's quick start on a fresh Debian root (root and mmdebstrap)"
+	@echo "  make test-fresh  the README's quick start on fresh Debian 12 and 13 roots (root and mmdebstrap)"
 	@echo "  make gpu-report  on a machine with a GPU: every lab5 check and figure, in $(BUILD)/gpu-report.txt"
 	@echo "  make bench       the quick start's time, the grader's per lab, lab3 against PyTorch, the codec"
 	@echo "                   against the memory limit, and on a GPU lab5's kernels against the copy and cuBLASLt"
@@ -592,7 +592,7 @@ gpu-report:
 	@echo "gpu-report: skipped: nvcc or cuda_fp8.h not found (the CUDA Toolkit); lab5 is not built"; exit 77
 endif
 
-# The README's quick start on a fresh Debian root (tests/fresh/run.sh): root and
+# The README's quick start on fresh Debian 12 and 13 roots (tests/fresh/run.sh): root and
 # mmdebstrap, or it says why it skipped (a SKIP, exit status 0 here; .ci/run
 # runs the script itself, where a skip fails).
 test-fresh:
