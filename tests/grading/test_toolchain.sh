@@ -68,6 +68,9 @@ if [ -f "$blas_pc" ] && [ -d "$blas_lib" ] && [ -d "$blas_inc" ]; then
             -e "s|-lopenblas|-lfp8testblas|" "$blas_pc" >"$BL/pkgconfig/openblas.pc" || exit 1
     export PKG_CONFIG_PATH="$BL/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 fi
+# A plain build in a folder of the test's own (SANITIZE from a sanitized make
+# test is not this test's subject), with nothing of an enclosing make.
+unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE
 B=$TMP/build
 export CC="$TC/bin/gcc" CXX="$TC/bin/g++" BUILD="$B"
 
