@@ -216,7 +216,7 @@ SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
 
 .SECONDARY:
 
-.PHONY: all lib tools grader solutions goldens plots fashion-subset captures test test-fresh bench gpu-report deps \
+.PHONY: all lib tools grader grader-core solutions goldens plots fashion-subset captures test test-fresh bench gpu-report deps \
         help clean cuda-status $(GRADED_LABS) $(GRADED_LABS:%=grader-%)
 
 all: lib tools grader cuda-status
@@ -292,6 +292,7 @@ grader_of = $(GRADER_CORE) $(if $(filter $(CUDA_LABS),$(1)),\
     $(BUILD)/grading/$(1)_judge $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT) $(SUBJECT_LIB),\
     $(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o))
 grader: $(GRADER_ALL)
+grader-core: $(GRADER_CORE)
 $(foreach lab,$(GRADED_LABS),$(eval grader-$(lab): $(call grader_of,$(lab))))
 solutions: $(SOLUTION_DEMOS)
 

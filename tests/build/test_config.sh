@@ -12,8 +12,9 @@
 #      without it; restored, `make lab3` gives the same files, byte for byte,
 #      as a clean build (the grader's compiled-in nvcc included).
 #   3. A flag changed (CFLAGS) rebuilds, and changed back gives the clean build.
-#   4. A header changed is seen whichever way the build folder was named:
-#      ./grader names it absolute, make relative (in a copy of the course).
+#   4. In a copy of the course with nothing built, ./grader --help and
+#      --list answer; a header changed is seen whichever way the build
+#      folder was named: ./grader names it absolute, make relative.
 #   5. A warning (in that copy): make lab0 shows it and still builds; make
 #      test's warning check (WERROR=1, at -O1) stops at it.
 # Each build is in a folder of the test's own.
@@ -110,6 +111,13 @@ else
     (cd "$ROOT" && tar cf - --exclude=./build .) | tar xf - -C "$C"
 fi
 gmake() { (cd "$C" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u BUILD "$@"); }
+# Before anything is built there: ./grader --help and --list build the
+# grader alone and answer.
+gmake ./grader --help >"$TMP/help.out" 2>&1
+expect_eq "a fresh copy: ./grader --help" "$?" 0 || tail -n 5 "$TMP/help.out"
+expect_match "a fresh copy: ./grader --help prints the usage" "$(cat "$TMP/help.out")" "^usage: \\./grader"
+gmake ./grader --list >"$TMP/list.out" 2>&1
+expect_match "a fresh copy: ./grader --list lists lab0's tests" "$(cat "$TMP/list.out")" "^ +decode_e4m3 "
 gmake ./grader lab0 --solution >"$TMP/g1.out" 2>&1
 expect_eq "copy: ./grader lab0 --solution" "$?" 0 || tail -n 5 "$TMP/g1.out"
 touch "$C/grading/rubric.h"
