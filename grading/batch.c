@@ -303,6 +303,24 @@ static void free_batch(batch *b)
         close(b->lock);
 }
 
+/* The batch was stopped by signal sig, its children already killed: no
+ * gradebook, no summary; the work folder goes, the reports saved stay for
+ * the next run, and the batch ends by that signal, as a program stopped by
+ * it does. */
+static void stop_batch(batch *b, int sig)
+{
+    gr_remove_tree(b->work);
+    fprintf(stderr,
+            "grader: stopped by SIG%s: %d of %d submissions graded or resumed, no gradebook "
+            "written; the same command grades the rest and keeps what was graded\n",
+            sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", b->done, b->nsubs);
+    free_batch(b);
+    fflush(NULL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
 int gr_batch(const gr_batch_options *o, lab_error *err)
 {
     batch b = {0};
@@ -325,12 +343,14 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
     if (!o->merge)
         gr_jobres_init(o->jobs, b.lab->cuda);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    grade_all(&b, jobs);
+    int stopped = grade_all(&b, jobs);
     prctl(PR_SET_CHILD_SUBREAPER, 0);
     while (waitpid(-1, NULL, WNOHANG) > 0) /* strays killed but not yet collected */
         ;
     free(jobs);
     gr_jobres_fini();
+    if (stopped)
+        stop_batch(&b, stopped);
 
     lab_error book_err;
     int book = write_gradebook(&b, &book_err);

@@ -783,11 +783,53 @@ static void finish_job(batch *b, job *jobs, job *j, int status)
     progress(b, s);
 }
 
+/* ---- stopping ----------------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
+/* Kills every running child and what it started (each child's processes
+ * come to this one, the subreaper, and kill_strays ends them with their
+ * groups), and removes their work folders and half-written files: what a
+ * child had saved stays, for the next run to resume. */
+static void stop_jobs(batch *b, job *jobs)
+{
+    int njobs = b->o->jobs;
+    for (int k = 0; k < njobs; k++)
+        if (jobs[k].pid > 0)
+            kill(jobs[k].pid, SIGKILL);
+    for (int k = 0; k < njobs; k++) {
+        if (jobs[k].pid <= 0)
+            continue;
+        waitpid(jobs[k].pid, NULL, 0);
+        jobs[k].pid = 0;
+        close(jobs[k].fd);
+        kill_strays(jobs, njobs);
+        gr_jobres_release(k);
+        remove_temporaries(b, &b->subs[jobs[k].sub]);
+        gr_remove_tree(jobs[k].work);
+        free(jobs[k].work);
+        jobs[k].work = NULL;
+    }
+    kill_strays(jobs, njobs);
+}
+
 /* Grades or resumes every submission, up to o->jobs children at once. */
-void grade_all(batch *b, job *jobs)
+int grade_all(batch *b, job *jobs)
 {
     int njobs = b->o->jobs, running = 0, next = 0;
-    while (next < b->nsubs || running > 0) {
+    int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction stop = {0}, before[3];
+    stop.sa_handler = on_stop; /* no SA_RESTART: the pause below ends at once */
+    sigemptyset(&stop.sa_mask);
+    stop_signal = 0;
+    for (int k = 0; k < 3; k++)
+        sigaction(stops[k], &stop, &before[k]);
+    while ((next < b->nsubs || running > 0) && !stop_signal) {
         while (next < b->nsubs && running < njobs) {
             int sub = next++;
             if (b->subs[sub].refused || b->subs[sub].status == SUB_MISSING) {
@@ -833,5 +875,11 @@ void grade_all(batch *b, job *jobs)
         struct timespec pause = {0, POLL_NS};
         nanosleep(&pause, NULL);
     }
+    int sig = stop_signal;
+    if (sig)
+        stop_jobs(b, jobs);
+    for (int k = 0; k < 3; k++)
+        sigaction(stops[k], &before[k], NULL);
+    return sig;
 }
 

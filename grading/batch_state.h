@@ -211,7 +211,9 @@ char *grader_version(const char *root);
 void hash_submission(const batch *b, submission *s);
 int take_from_folder(const char *folder, const char *dest, const char *const *wanted,
                      lab_error *err);
-void grade_all(batch *b, job *jobs);
+/* 0 when every submission was graded or resumed; the signal number when
+ * SIGINT, SIGTERM or SIGHUP stopped the batch (its children killed first). */
+int grade_all(batch *b, job *jobs);
 
 /* batch_out.c: the gradebook, the LMS files, the summary */
 int count_refused(const batch *b);

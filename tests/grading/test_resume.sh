@@ -15,7 +15,9 @@
 #     and a seed file that is empty, has two lines or is missing, exit 2;
 #   - a merge takes the reports as they are, and refuses a stale one;
 #   - the work folder a batch killed with SIGKILL leaves is removed by the
-#     next run, which says so; a running batch's is left alone.
+#     next run, which says so; a running batch's is left alone;
+#   - a batch stopped by SIGTERM or SIGINT stops the processes it started,
+#     ends by that signal, writes nothing after, and the next run resumes.
 #
 #   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/grading/test_resume.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -152,6 +154,64 @@ else
     bad "the looping batch ended too soon to tell"
 fi
 wait "$slow"
+
+# A batch stopped by SIGTERM or SIGINT stops what it started: it ends by
+# that signal, no process it started is left, nothing is written after it
+# ends, no gradebook, and its work folder is gone; the next run grades the
+# rest. descendants PID: every process under PID now.
+descendants() {
+    for f in /proc/[0-9]*/stat; do
+        st=$(cat "$f" 2>/dev/null) || continue
+        rest=${st##*) }
+        # shellcheck disable=SC2086
+        set -- $rest
+        echo "${st%% *} $2"
+    done | awk -v root="$1" '{ kids[$2] = kids[$2] " " $1 }
+        END { n = split(kids[root], q, " "); for (i = 1; i <= n; i++) { print q[i];
+              m = split(kids[q[i]], more, " "); for (j = 1; j <= m; j++) q[++n] = more[j] } }'
+}
+listing() { find "$1" -printf '%p %s %T@\n' 2>/dev/null | sort; }
+for sig in TERM INT; do
+    case $sig in TERM) signum=15 ;; *) signum=2 ;; esac
+    T=$TMP/stop$sig
+    mkdir -p "$T/stuck" "$T/stuck2" "$T/good"
+    hostile_into "$T/stuck/lab0.c" loop
+    hostile_into "$T/stuck2/lab0.c" loop
+    cp solutions/lab0/lab0.c "$T/good/"
+    before=$(works)
+    CK_TIMEOUT_MULTIPLIER=1 "$GRADER" --batch "$T" lab0 -j 2 >"$TMP/stop$sig.out" \
+        2>"$TMP/stop$sig.err" &
+    pid=$!
+    work=$(new_work "$before")
+    # Both children grading, each with what it started (a judge, a subject).
+    for i in $(seq 1 100); do
+        [ "$(descendants "$pid" | wc -l)" -ge 6 ] && break
+        sleep 0.1
+    done
+    started=$(descendants "$pid")
+    kill -$sig "$pid"
+    wait "$pid"
+    expect_eq "SIG$sig: the batch ends by it" "$?" $((128 + signum))
+    after=$(listing "$T.grades")
+    left=""
+    for p in $started; do
+        [ -d "/proc/$p" ] && left="$left $p($(cat "/proc/$p/comm" 2>/dev/null))"
+    done
+    expect_eq "SIG$sig: no process it started is left" "$left" ""
+    [ "$(echo "$started" | wc -w)" -ge 4 ] && ok ||
+        bad "SIG$sig: the batch had not started its children ($(echo $started))"
+    sleep 2
+    expect_eq "SIG$sig: nothing written after it ended" "$(listing "$T.grades")" "$after"
+    [ ! -e "$T.grades/grades.csv" ] && ok || bad "SIG$sig: a gradebook was written"
+    [ -n "$work" ] && [ ! -e "$work" ] && ok || bad "SIG$sig: its work folder '$work' is left"
+    expect_match "SIG$sig: says so" "$(cat "$TMP/stop$sig.err")" \
+        "stopped by SIG$sig: .* no gradebook written; the same command grades the rest"
+done
+# The next run grades the rest: here, the good one among them at full marks.
+rm -rf "$TMP/stopTERM/stuck" "$TMP/stopTERM/stuck2"
+batch resumed --batch "$TMP/stopTERM" lab0
+expect_eq "after SIGTERM: the next run's exit status" "$(rc_of resumed)" 0
+expect_eq "after SIGTERM: the next run grades the rest" "$(field "$TMP/stopTERM.grades/grades.csv" good 2)" 100
 
 # Usage errors.
 : >"$TMP/empty"
