@@ -73,7 +73,27 @@ typedef struct sub {
     char hex[65];      /* the sha256 of its files, as graded */
     char *path;        /* its filtered copy */
     int has_text;
+    int skeleton;      /* the skeleton, unchanged: left out of the comparison */
 } sub;
+
+/* The sha256 prepare gives a submission whose files are the skeleton's
+ * (skeleton[f] NULL where the course has no such file). */
+static void skeleton_hash(const char *const *files, char *const *skeleton, char hex[65])
+{
+    struct sha256_ctx ctx;
+    unsigned char digest[SHA256_DIGEST_SIZE];
+    sha256_init(&ctx);
+    for (int f = 0; files[f]; f++) {
+        sha256_update(&ctx, strlen(files[f]) + 1, (const uint8_t *)files[f]);
+        if (skeleton[f])
+            sha256_update(&ctx, strlen(skeleton[f]), (const uint8_t *)skeleton[f]);
+        else
+            sha256_update(&ctx, 1, (const uint8_t *)"-");
+    }
+    sha256_digest(&ctx, sizeof digest, digest);
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+}
 
 /* Hashes submission k's files and writes their lines that the skeleton
  * lacks to s->path. */
@@ -238,7 +258,7 @@ static int write_identical(const gr_sim_input *in, const sub *s, int n, FILE *f,
         int e = k + 1;
         while (e < n && strcmp(s[order[e]].hex, s[order[k]].hex) == 0)
             e++;
-        if (e - k > 1) {
+        if (e - k > 1 && !s[order[k]].skeleton) {
             groups++;
             for (FILE *out = f; out; out = out == f ? summary : NULL) {
                 fputs(out == f ? "  " : "  identical: ", out);
@@ -285,10 +305,15 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
     FILE *lf = fopen(list, "w");
     if (!lf)
         rc = lab_errorf(err, "%s: cannot create: %s", list, strerror(errno));
+    char skel_hex[65];
+    skeleton_hash(files, skel, skel_hex);
+    int unchanged = 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         s[k].path = gr_asprintf("%s/%d.c", work, k);
         rc = prepare(&in[k], files, skel, &s[k], err);
-        if (rc == 0 && s[k].has_text)
+        s[k].skeleton = rc == 0 && strcmp(s[k].hex, skel_hex) == 0;
+        unchanged += s[k].skeleton;
+        if (rc == 0 && s[k].has_text && !s[k].skeleton)
             fprintf(lf, "%s\n", s[k].path);
     }
     if (lf && fclose(lf) != 0 && rc == 0)
@@ -303,6 +328,22 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
         int groups = write_identical(in, s, n, af.f, summary);
         if (groups == 0)
             fputs("  identical: none\n", summary);
+        if (unchanged > 0) {
+            /* Handed in as given: alike because nothing was written. */
+            for (FILE *out = af.f; out; out = out == af.f ? summary : NULL) {
+                fputs(out == af.f ? "\nUnchanged skeleton (the lab's files as given, left out of "
+                                    "the comparison):\n  "
+                                  : "  unchanged skeleton: ", out);
+                for (int k = 0, m = 0; k < n; k++) {
+                    if (!s[k].skeleton)
+                        continue;
+                    char *id = gr_clean_line(in[k].id);
+                    fprintf(out, "%s%s", m++ ? ", " : "", id ? id : "?");
+                    free(id);
+                }
+                fputc('\n', out);
+            }
+        }
         int sim = run_sim(list, raw, threshold), npairs = 0;
         pair *pairs = sim == 0 ? read_pairs(raw, s, n, &npairs) : NULL;
         fprintf(af.f, "\nPairs of which either consists for at least %d %% of the other's "

@@ -3,7 +3,8 @@
  * --similarity). It informs the instructor; no score depends on it.
  *
  * First the identical ones: submissions whose student files are the same,
- * byte for byte (sha256). Then Debian's similarity tester, sim_c (package
+ * byte for byte (sha256); those identical to the lab's skeleton are listed
+ * apart ("unchanged skeleton") and compared with nothing. Then Debian's similarity tester, sim_c (package
  * similarity-tester; Dick Grune's "sim"), which compares C token by token,
  * so that layout, comments and names do not hide a copy. It reads each
  * submission's files with every line that the lab's skeleton gives everyone

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_similarity.sh - ./grader --batch --similarity, on lab0: identical
-# submissions are named first; sim_c's pairs follow, a copy with its names
+# submissions are named first, and those that are the skeleton as given
+# apart, as "unchanged skeleton", never as copies; sim_c's pairs follow, a copy with its names
 # changed and its comments gone found as one, the skeleton's own lines not
 # counted (a student who submits the skeleton matches no one); the scores
 # are those of a run without it; without sim_c, the identical ones are still
@@ -40,8 +41,12 @@ OUT=$(cat "$TMP/out")
 REPORT=$S.grades/similarity.txt
 expect_eq "the scores are those of a run without it" \
     "$(csv "$S.grades/grades.csv" | cut -d, -f1-4)" "$(csv "$TMP/plain/grades.csv" | cut -d, -f1-4)"
-expect_eq "identical: alice and carol, and the two skeletons" \
-    "$(echo "$OUT" | sed -n 's/^  identical: //p' | tr '\n' '|')" "alice, carol|dave, erin|"
+expect_eq "identical: alice and carol (the skeleton's not)" \
+    "$(echo "$OUT" | sed -n 's/^  identical: //p' | tr '\n' '|')" "alice, carol|"
+expect_eq "the unchanged skeletons named apart" \
+    "$(echo "$OUT" | sed -n 's/^  unchanged skeleton: //p')" "dave, erin"
+expect_match "the report names them apart" "$(cat "$REPORT")" \
+    "Unchanged skeleton \\(the lab's files as given, left out of the comparison\\):"
 expect_match "the report names the identical ones first" \
     "$(sed -n '3,4p' "$REPORT" | tr '\n' '|')" "^Identical submissions.*\\|  alice, carol\\|"
 if [ $have_sim = 1 ]; then
