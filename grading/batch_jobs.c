@@ -95,10 +95,19 @@ static int wanted_index(const char *const *wanted, const char *name)
     return -1;
 }
 
+/* Which of wanted name is but for case ("Lab1.c" for lab1.c), or -1. */
+static int near_index(const char *const *wanted, const char *name)
+{
+    for (int i = 0; wanted[i]; i++)
+        if (strcasecmp(wanted[i], name) == 0)
+            return i;
+    return -1;
+}
+
 /* Searches the folder open at fd (rel its path in the submission, "" at the
  * top), taking fd; found[i] gets wanted[i]'s path. */
 static int search_folder(int fd, const char *rel, int depth, const char *const *wanted,
-                         char **found, int *entries, lab_error *err)
+                         char **found, char **near, int *entries, lab_error *err)
 {
     DIR *d = fdopendir(fd);
     if (!d) {
@@ -118,7 +127,7 @@ static int search_folder(int fd, const char *rel, int depth, const char *const *
         }
         char *path = *rel ? gr_asprintf("%s/%s", rel, name) : gr_asprintf("%s", name);
         struct stat st;
-        int w = wanted_index(wanted, name);
+        int w = wanted_index(wanted, name), n = w < 0 ? near_index(wanted, name) : -1;
         if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             rc = lab_errorf(err, "%s: cannot read: %s", path, strerror(errno));
         else if (w >= 0 && S_ISLNK(st.st_mode))
@@ -133,12 +142,15 @@ static int search_folder(int fd, const char *rel, int depth, const char *const *
         else if (w >= 0) {
             found[w] = path;
             path = NULL;
+        } else if (n >= 0 && S_ISREG(st.st_mode) && !near[n] && st.st_size <= GR_UNPACK_MAX_FILE) {
+            near[n] = path;
+            path = NULL;
         } else if (S_ISDIR(st.st_mode) && depth >= FOLDER_MAX_DEPTH) {
             rc = lab_errorf(err, "%s: folders nested more than %d deep", path, FOLDER_MAX_DEPTH);
         } else if (S_ISDIR(st.st_mode)) {
             int sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             rc = sub < 0 ? lab_errorf(err, "%s: cannot open: %s", path, strerror(errno))
-                         : search_folder(sub, path, depth + 1, wanted, found, entries, err);
+                         : search_folder(sub, path, depth + 1, wanted, found, near, entries, err);
         }
         free(path);
     }
@@ -147,17 +159,18 @@ static int search_folder(int fd, const char *rel, int depth, const char *const *
 }
 
 /* found[i]: the path in folder of wanted[i], or NULL where there is none;
- * each to be freed. Returns 0, or -1 with the refusal in err. */
+ * near[i], of a file named wanted[i] but for case, or NULL; each to be
+ * freed. Returns 0, or -1 with the refusal in err. */
 static int find_in_folder(const char *folder, const char *const *wanted, char **found,
-                          lab_error *err)
+                          char **near, lab_error *err)
 {
     int entries = 0;
     for (int i = 0; wanted[i]; i++)
-        found[i] = NULL;
+        found[i] = near[i] = NULL;
     int fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return lab_errorf(err, "%s: cannot open: %s", folder, strerror(errno));
-    return search_folder(fd, "", 0, wanted, found, &entries, err);
+    return search_folder(fd, "", 0, wanted, found, near, &entries, err);
 }
 
 /* Copies the regular file at folder/rel (never through a link at its end)
@@ -201,11 +214,19 @@ int take_from_folder(const char *folder, const char *dest, const char *const *wa
         n++;
     if (n > MAX_WANTED)
         return lab_errorf(err, "more than %d student files", MAX_WANTED);
-    int rc = find_in_folder(folder, wanted, found, err);
+    char *near[MAX_WANTED + 1];
+    int rc = find_in_folder(folder, wanted, found, near, err);
     for (int i = 0; i < n; i++) {
         if (rc == 0 && found[i])
             rc = copy_found(folder, found[i], dest, wanted[i], err);
+        /* A file named but for case is copied under its own name, for the
+         * grader to say "rename it" (grade.c). */
+        if (rc == 0 && !found[i] && near[i]) {
+            const char *base = strrchr(near[i], '/');
+            rc = copy_found(folder, near[i], dest, base ? base + 1 : near[i], err);
+        }
         free(found[i]);
+        free(near[i]);
     }
     return rc;
 }
@@ -267,9 +288,9 @@ void hash_submission(const batch *b, submission *s)
     }
     s->nhashes = n;
     s->hashes = xcalloc((size_t)n, sizeof *s->hashes);
-    char *found[MAX_WANTED + 1] = {0};
+    char *found[MAX_WANTED + 1] = {0}, *near[MAX_WANTED + 1] = {0};
     lab_error err;
-    int refused = n > MAX_WANTED || find_in_folder(s->source, files, found, &err) != 0;
+    int refused = n > MAX_WANTED || find_in_folder(s->source, files, found, near, &err) != 0;
     for (int i = 0; i < n; i++) {
         s->hashes[i].name = files[i];
         if (!refused && found[i]) {
@@ -278,7 +299,7 @@ void hash_submission(const batch *b, submission *s)
             free(path);
         }
         if (i <= MAX_WANTED)
-            free(found[i]);
+            free(found[i]), free(near[i]);
     }
 }
 

@@ -343,7 +343,7 @@ static bool static_init_symbol(const char *name)
 }
 
 static int check_symbols(const gr_options *o, const char *stage, const char *obj,
-                         const char *file, const char *log, int cuda)
+                         const char *file, const char *log, int cuda, int *defines)
 {
     char *listing = gr_asprintf("%s/nm.out", stage);
     char *argv[] = {"nm", "-P", (char *)obj, NULL};
@@ -369,6 +369,7 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
         /* Global: an upper-case type, or 'u', a GNU unique symbol, which
          * binds across the whole process like any global. */
         bool global = !used && (isupper((unsigned char)type[0]) || type[0] == 'u');
+        *defines += global && lab_name(o->lab, name);
         if (used && match_symbol(forbidden_everywhere, name)) {
             fprintf(out, "%s: uses %s, which no submission may: no starting or signalling "
                     "processes, opening files or sockets, loading code, or reaching into the "
@@ -499,6 +500,138 @@ bool gr_split_lab(const grader_lab *lab)
 /* Compiles the student's .c files (and a CUDA lab's .cu files, with nvcc)
  * and links them with the lab's suite into stage/runner. Returns 0, or -1
  * with the messages in stage/build.log. */
+/* ---- the build log, as the student reads it ----------------------------------------- */
+
+/* Reads the whole of path (at most 4 MiB); NULL when it cannot. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap + 1);
+    size_t got;
+    while (text && n < (4u << 20) && (got = fread(text + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *more = realloc(text, 2 * cap + 1);
+            if (!more) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = more;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (text) {
+        text[n] = '\0';
+        *len = n;
+    }
+    return text;
+}
+
+/* Removes from the log at path every occurrence of each prefix (most
+ * specific first): the compiler and linker name the grader's folders (the
+ * stage, the build, the course), and a student's feedback names only the
+ * student's files, as the student named them ("lab1.c:12:5"). */
+static void strip_prefixes(const char *path, const char *const *prefixes)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    if (!text)
+        return;
+    for (int i = 0; prefixes[i]; i++) {
+        size_t plen = strlen(prefixes[i]);
+        char *w = text, *r = text, *hit;
+        while ((hit = strstr(r, prefixes[i])) != NULL) {
+            memmove(w, r, (size_t)(hit - r));
+            w += hit - r;
+            r = hit + plen;
+        }
+        memmove(w, r, strlen(r) + 1);
+    }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+    free(text);
+}
+
+/* The names the linker could not find in its log: GNU ld's "undefined
+ * reference to `name'", gold's with 'name' and lld's "undefined symbol:
+ * name". Up to max, each
+ * once; returns how many, or -1 when there were more, or one that is
+ * not the lab's (lab_name). */
+static int undefined_lab_names(const grader_lab *lab, const char *text, char names[][128],
+                               int max)
+{
+    static const char *const says[][2] = {{"undefined reference to ", "'"},
+                                          {"undefined symbol: ", "\n"}};
+    int n = 0;
+    for (int k = 0; k < 2; k++) {
+        for (const char *p = text; (p = strstr(p, says[k][0])) != NULL;) {
+            p += strlen(says[k][0]);
+            if (k == 0 && (*p == '`' || *p == '\'')) /* GNU ld's `name', gold's 'name' */
+                p++;
+            size_t len = strcspn(p, says[k][1]);
+            while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
+                len--;
+            if (len == 0 || len >= 128)
+                return -1;
+            char name[128];
+            memcpy(name, p, len);
+            name[len] = '\0';
+            if (!lab_name(lab, name))
+                return -1;
+            int seen = 0;
+            for (int i = 0; i < n && !seen; i++)
+                seen = strcmp(names[i], name) == 0;
+            if (!seen) {
+                if (n == max)
+                    return -1;
+                snprintf(names[n++], 128, "%s", name);
+            }
+        }
+    }
+    return n;
+}
+
+/* A link that failed only because lab functions are missing: its log
+ * becomes one line that says which, and what to do (a submission that
+ * defines none of them, likely the wrong file or an empty one, is told
+ * so), instead of the linker's lines about the grader's objects. */
+static void explain_missing(const grader_lab *lab, const char *llog, int defines)
+{
+    size_t len;
+    char *text = slurp(llog, &len);
+    char names[16][128];
+    int n = text ? undefined_lab_names(lab, text, names, 16) : -1;
+    free(text);
+    if (n <= 0)
+        return;
+    char list[16 * 130] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 names[i]);
+    const char *header = lab->provided_files[0] ? lab->provided_files[0] : "the lab's header";
+    const char *file = lab->student_files[0];
+    FILE *f = fopen(llog, "w");
+    if (!f)
+        return;
+    if (defines == 0)
+        fprintf(f, "the submission defines none of %s's functions (it lacks %s, which %s "
+                   "declares): is it the right file? Start from the skeleton, labs/%s/%s\n",
+                lab->name, list, header, lab->name, file);
+    else
+        fprintf(f, "the submission does not define %s, which %s declares and the tests call: "
+                   "write %s in %s (with that exact name, not static)\n",
+                list, header, n == 1 ? "it" : "them", file);
+    fclose(f);
+}
+
 int gr_build_runner(const gr_options *o, const char *stage)
 {
     char cflags[] = GRADER_CFLAGS, ldlibs[] = GRADER_LDLIBS, nvccflags[] = GRADER_NVCCFLAGS;
@@ -532,7 +665,7 @@ int gr_build_runner(const gr_options *o, const char *stage)
     for (int i = 0; i < nlibrary; i++)
         subject_view[2 + i] = library[i];
     char *objs[32], *plains[32];
-    int nobj = 0, rc = 0;
+    int nobj = 0, rc = 0, defines = 0;
 
     link[nlink++] = GRADER_CC;
     for (int i = 0; o->lab->student_files[i] && nobj < 32 && rc == 0; i++) {
@@ -557,7 +690,8 @@ int gr_build_runner(const gr_options *o, const char *stage)
             rc = compile(GRADER_CHECK_CFLAGS, inc_src, inc_common, src, plain, clog, stage,
                          compile_view, 0);
         if (rc == 0)
-            rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog, cuda);
+            rc = check_symbols(o, stage, plain ? plain : objs[nobj], file, clog, cuda,
+                               &defines);
         plains[nobj] = plain;
         free(clog);
         free(src);
@@ -580,6 +714,8 @@ int gr_build_runner(const gr_options *o, const char *stage)
         link[nlink] = NULL;
         char *llog = gr_asprintf("%s.link", log);
         rc = run_build(link, llog, stage, subject_view, BUILD_AS_MIB);
+        if (rc == -1)
+            explain_missing(o->lab, llog, defines);
         free(llog);
     } else if (rc == 0) {
         char cf[sizeof cflags];
@@ -597,6 +733,8 @@ int gr_build_runner(const gr_options *o, const char *stage)
         link[nlink] = NULL;
         char *llog = gr_asprintf("%s.link", log);
         rc = run_build(link, llog, stage, link_view, BUILD_AS_MIB);
+        if (rc == -1)
+            explain_missing(o->lab, llog, defines);
         free(llog);
     }
     /* One log of everything the compiler and linker said, in order. */
@@ -614,6 +752,11 @@ int gr_build_runner(const gr_options *o, const char *stage)
     }
     if (all)
         fclose(all);
+    char *stage_src = gr_asprintf("%s/src/", stage), *stage_dir = gr_asprintf("%s/", stage);
+    char *build_dir = gr_asprintf("%s/", o->build), *root_dir = gr_asprintf("%s/", o->root);
+    const char *const prefixes[] = {stage_src, stage_dir, build_dir, root_dir, NULL};
+    strip_prefixes(log, prefixes);
+    free(stage_src), free(stage_dir), free(build_dir), free(root_dir);
     for (int i = 0; i < nobj; i++)
         free(objs[i]), free(plains[i]);
     free(subject), free(calls), free(libsubject);

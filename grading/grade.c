@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -522,6 +523,27 @@ static void not_run_all(gr_report *r, const char *why)
     }
 }
 
+/* Whether folder holds a regular file named name but for case ("Lab1.c"
+ * for lab1.c); its name goes into near. */
+static int named_but_for_case(const char *folder, const char *name, char near[256])
+{
+    DIR *d = opendir(folder);
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        struct stat st;
+        char *path = gr_asprintf("%s/%s", folder, e->d_name);
+        found = strcasecmp(e->d_name, name) == 0 && strcmp(e->d_name, name) != 0 &&
+                lstat(path, &st) == 0 && S_ISREG(st.st_mode) && strlen(e->d_name) < 256;
+        if (found)
+            snprintf(near, 256, "%s", e->d_name);
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 /* Copies the course's files and the student's into stage/src. Returns -1 on a
  * setup error; sets r->build_log and returns 1 when a student file is
  * missing or refused. */
@@ -543,7 +565,11 @@ static int stage_files(const gr_options *o, const char *stage, gr_report *r, lab
         char *to = gr_asprintf("%s/src/%s", stage, name);
         struct stat st;
         /* The submission's own failings name the file, not where it was. */
-        int rc = lstat(from, &st) != 0    ? lab_errorf(&why, "no %s in the submission", name)
+        char near[256];
+        int rc = lstat(from, &st) != 0 && named_but_for_case(o->source_dir, name, near)
+                     ? lab_errorf(&why, "no %s in the submission, but a %s: file names are "
+                                        "case-sensitive; rename it %s", name, near, name)
+                 : lstat(from, &st) != 0  ? lab_errorf(&why, "no %s in the submission", name)
                  : !S_ISREG(st.st_mode)   ? lab_errorf(&why, "%s in the submission is not a "
                                                              "regular file (a link?)", name)
                                           : copy_file(from, to, &why);

@@ -1,0 +1,70 @@
+#!/bin/sh
+# test_feedback.sh - what a batch returns to each student (<id>.txt, and the
+# report's build_log) names only the student's own files, and says in one
+# line what a common slip is, on lab0:
+#   - a file that does not compile: the compiler's messages, each naming
+#     lab0.c as the student named it ("lab0.c:28:5: error"), never a folder
+#     of the instructor's (the course, its build, the work folders);
+#   - a file that only includes lab0.h: one line saying it defines none of
+#     the lab's functions, naming them, instead of the linker's lines about
+#     the grader's objects;
+#   - one function misnamed: one line naming the function it lacks;
+#   - Lab0.c, in a folder and in a zip: "rename it lab0.c".
+#
+#   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/grading/test_feedback.sh
+# Run from the top of the course. Exit status 0 when every check passes.
+
+set -u
+ROOT=$(pwd)
+GRADER=${GRADER:-build/bin/grader}
+case $GRADER in /*) ;; *) GRADER=$ROOT/$GRADER ;; esac
+BUILD=${FP8LAB_BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+. "$ROOT/tests/grading/lib.sh"
+
+S=$TMP/class
+for id in typo empty misnamed folder; do mkdir -p "$S/$id"; done
+sed 's/return/retur/' solutions/lab0/lab0.c >"$S/typo/lab0.c"
+echo '#include "lab0.h"' >"$S/empty/lab0.c"
+sed 's/^float lab0_decode(/float lab0_decod(/' solutions/lab0/lab0.c >"$S/misnamed/lab0.c"
+grep -q '^float lab0_decod(' "$S/misnamed/lab0.c" || bad "misnamed: the sed did not rename lab0_decode"
+cp solutions/lab0/lab0.c "$S/folder/Lab0.c"
+if command -v bsdtar >/dev/null 2>&1; then
+    bsdtar -cf "$S/zipped.zip" --format zip -C "$S/folder" Lab0.c
+else
+    (cd "$S/folder" && tar cf "$S/zipped.tar" Lab0.c)
+fi
+
+"$GRADER" --batch "$S" lab0 >"$TMP/out" 2>"$TMP/err"
+G=$S.grades
+card() { cat "$G/$1.txt" 2>/dev/null; }
+log_of() { jq -r .build_log "$G/$1.json" 2>/dev/null; }
+
+# Every scorecard and report: no folder of the instructor's.
+for id in typo empty misnamed folder; do
+    for text in "$(card $id)" "$(log_of $id)"; do
+        case $text in
+        *"$ROOT"* | *"$BUILD"* | *"$TMP"* | *"/grade/"*)
+            bad "$id: the feedback names a folder of the grader's:"
+            printf '%s\n' "$text" | grep -E "$ROOT|$TMP|/grade/" | head -n 3 ;;
+        *) ok ;;
+        esac
+    done
+done
+expect_match "typo: the error at its line in lab0.c" "$(card typo)" \
+    "^ +lab0\\.c:[0-9]+:[0-9]+: error: "
+expect_match "empty: one line, the lab's functions named" "$(card empty)" \
+    "^ +the submission defines none of lab0's functions \\(it lacks lab0_[a-z_]+, lab0_[a-z_]+, lab0_[a-z_]+, which lab0\\.h declares\\): is it the right file\\? Start from the skeleton, labs/lab0/lab0\\.c$"
+expect_eq "empty: no linker lines" "$(card empty | grep -cE 'undefined (symbol|reference)|ld returned')" 0
+expect_match "misnamed: the one it lacks" "$(card misnamed)" \
+    "^ +the submission does not define lab0_decode, which lab0\\.h declares and the tests call: write it in lab0\\.c"
+for id in folder zipped.zip zipped.tar; do
+    [ -f "$G/$id.txt" ] || continue
+    expect_match "$id: rename Lab0.c" "$(card "$id")" \
+        "no lab0\\.c in the submission, but a Lab0\\.c: file names are case-sensitive; rename it lab0\\.c"
+done
+
+echo "test_feedback: $passed passed, $failed failed"
+[ "$failed" = 0 ]
