@@ -360,14 +360,12 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
     if (o->similarity > 0)
         report_similarity(&b);
     gr_remove_tree(b.work);
-    int errors = count_refused(&b);
-    for (int k = 0; k < b.nsubs; k++)
-        errors += b.subs[k].status == SUB_ERROR;
+    int look = count_attention(&b, NULL, NULL, NULL, NULL);
     free_batch(&b);
     if (book != 0) {
         lab_errorf(err, "the gradebook: %s", book_err.msg);
         return -1;
     }
-    return errors > 0 ? 1 : 0;
+    return look > 0 ? 1 : 0;
 }
 

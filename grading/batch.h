@@ -70,10 +70,13 @@ typedef struct gr_batch_options {
 
 /*
  * Grades every submission in b->dir. Returns 0 when each one was graded
- * (whatever its score), 1 when any ended in error (this run or, resumed, an
- * earlier one), and -1 with err set on a setup error: a folder that cannot
- * be read or created, goldens that do not match data/MANIFEST, a gradebook
- * that cannot be written.
+ * (whatever its score) and nothing needs a look; 1 when something does: an
+ * entry refused or not recognised as a submission, a roster student with
+ * none, a submission that ended in error (this run or, resumed, an earlier
+ * one); and -1 with err set on a setup error: a folder that cannot be read
+ * or created, goldens that do not match data/MANIFEST, a gradebook that
+ * cannot be written. A batch stopped by SIGINT, SIGTERM or SIGHUP does not
+ * return: it ends by that signal.
  */
 int gr_batch(const gr_batch_options *b, lab_error *err);
 

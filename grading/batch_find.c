@@ -237,7 +237,7 @@ const char *entry_name(const submission *s)
 static void add_skipped(batch *b, const char *name, char *why, int refused, int *cap)
 {
     b->skipped = grow(b->skipped, b->nskipped, cap, sizeof *b->skipped);
-    b->skipped[b->nskipped++] = (skipped_entry){gr_asprintf("%s", name), why, refused};
+    b->skipped[b->nskipped++] = (skipped_entry){gr_asprintf("%s", name), why, refused, 0};
 }
 
 /* The entry name (a folder, or an archive) becomes submission id, unless
@@ -584,14 +584,18 @@ int list_submissions(batch *b, lab_error *err)
         }
         free(path);
         add_skipped(b, e->d_name, gr_asprintf("%s", why), refused, &cap_skipped);
+        b->skipped[b->nskipped - 1].ignored =
+            strcmp(why, "hidden") == 0 || strcmp(why, "the folder the reports go to") == 0;
     }
     int read_errno = errno;
     closedir(d);
     if (read_errno)
         return lab_errorf(err, "%s: cannot read: %s", b->dir, strerror(read_errno));
-    for (int i = 0; i < b->import.nskipped; i++)
+    for (int i = 0; i < b->import.nskipped; i++) {
         add_skipped(b, b->import.skipped[i], gr_asprintf("%s", b->import.why[i]),
-                    b->import.refused[i], &cap_skipped);
+                    b->import.refused[i] == 1, &cap_skipped);
+        b->skipped[b->nskipped - 1].ignored = b->import.refused[i] == 2;
+    }
     /* The download's names, where it has them (a roster's win: apply_roster). */
     for (int k = 0; k < b->nsubs; k++)
         for (int i = 0; i < b->import.n; i++)

@@ -229,6 +229,24 @@ int count_refused(const batch *b)
     return n;
 }
 
+int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors)
+{
+    int n[4] = {0};
+    for (int k = 0; k < b->nskipped; k++) {
+        n[0] += b->skipped[k].refused;
+        n[1] += !b->skipped[k].refused && !b->skipped[k].ignored;
+    }
+    for (int k = 0; k < b->nsubs; k++) {
+        n[2] += b->subs[k].status == SUB_MISSING;
+        n[3] += b->subs[k].status == SUB_ERROR;
+    }
+    int *out[4] = {refused, unrecognised, missing, errors};
+    for (int i = 0; i < 4; i++)
+        if (out[i])
+            *out[i] = n[i];
+    return n[0] + n[1] + n[2] + n[3];
+}
+
 /* The entries skipped (refused 0) or refused (1), each with why. */
 static void print_skipped(const batch *b, const char *title, int refused, int w)
 {
@@ -333,6 +351,16 @@ void print_summary(const batch *b, const char *gradebook_error)
         }
     }
     print_most_failed(b);
+    int look[4];
+    if (count_attention(b, &look[0], &look[1], &look[2], &look[3]) > 0) {
+        static const char *const what[] = {"refused", "not recognised as submissions",
+                                           "on the roster with no submission", "not graded"};
+        printf("\nNeeds your eye (exit status 1):");
+        for (int i = 0, m = 0; i < 4; i++)
+            if (look[i] > 0)
+                printf("%s %d %s", m++ ? "," : "", look[i], what[i]);
+        printf("; each is listed above\n");
+    }
     putchar('\n');
     if (gradebook_error)
         printf("Gradebook: not written: %s\n", gradebook_error);

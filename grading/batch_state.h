@@ -162,6 +162,7 @@ typedef struct skipped_entry {
     char *name;
     char *why;
     int refused;       /* it may be a student's: not graded until the instructor acts */
+    int ignored;       /* never a submission (hidden, the reports' folder): needs no look */
 } skipped_entry;
 
 typedef struct batch {
@@ -217,6 +218,11 @@ int grade_all(batch *b, job *jobs);
 
 /* batch_out.c: the gradebook, the LMS files, the summary */
 int count_refused(const batch *b);
+/* What needs the instructor's eye after a run: entries refused, entries not
+ * recognised as submissions (hidden ones and the reports' folder aside),
+ * roster students with no submission, submissions not graded (errors).
+ * Returns their sum; each count goes where its pointer is not NULL. */
+int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors);
 int write_gradebook(const batch *b, lab_error *err);
 int write_lms(const batch *b, lab_error *err);
 void print_summary(const batch *b, const char *gradebook_error);

@@ -449,7 +449,7 @@ static int import_named(importer *im, const char *dir, gr_from from, lab_error *
         if (!fits)
             skip(im, e->d_name, gr_asprintf("not named as %s names a submission", gr_from_name(from, 1)));
         else if (p.onlinetext)
-            skip(im, e->d_name, gr_asprintf("online text, not files"));
+            skip_as(im, e->d_name, gr_asprintf("online text, not files"), 2);
         else if (!usable_id(p.id))
             refuse(im, e->d_name, gr_asprintf("no student id in its name"));
         else

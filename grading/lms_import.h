@@ -58,7 +58,9 @@ typedef struct gr_import {
     char **skipped;    /* their names */
     char **why;        /* and why */
     int *refused;      /* 1: a student's work the instructor must see to (no
-                          usable id, one id in two submissions); 0: not a student's */
+                          usable id, one id in two submissions); 0: not recognised
+                          as a submission (a look is needed); 2: nothing to
+                          grade and nothing to look at (Moodle's online text) */
 } gr_import;
 
 /*

@@ -27,7 +27,7 @@ done
 printf 'id,name\r\nalice,"Liddell, Alice"\r\nbob,Bob Builder\r\ncarol,Carol Danvers\r\n\r\n' >"$TMP/roster.csv"
 
 "$GRADER" --batch "$S" lab0 -j 2 --roster "$TMP/roster.csv" --lms canvas >"$TMP/out" 2>"$TMP/err"
-expect_eq "exit status: missing is not an error" "$?" 0
+expect_eq "exit status: a roster student missing needs a look" "$?" 1
 BOOK=$S.grades/grades.csv
 expect_eq "gradebook: a row per student, and the extra one" \
     "$(csv "$BOOK" | sed 1d | cut -d, -f1,2,4 | tr '\n' ' ')" \
