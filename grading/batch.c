@@ -207,7 +207,7 @@ static void report_similarity(const batch *b)
     }
     char *skeleton = gr_asprintf("%s/labs/%s", b->o->root, b->lab->name);
     char *work = gr_asprintf("%s/similarity", b->work);
-    char *out = gr_asprintf("%s/similarity.txt", b->json_dir);
+    char *out = gr_asprintf("%s/similarity.log", b->json_dir);
     fflush(stdout);
     if (gr_similarity(in, n, b->lab->student_files, skeleton, b->o->similarity, work, out, stdout,
                       &err) != 0)

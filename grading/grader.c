@@ -80,7 +80,7 @@ static void usage(FILE *f)
           "                     reads DIR as one folder or archive per student\n"
           "  --roster FILE      the class, a CSV of id and name: the gradebook gets a row\n"
           "                     \"missing\" (score 0) for each student without a submission\n"
-          "  --similarity[=P]   DIR2/similarity.txt: identical submissions, then the pairs\n"
+          "  --similarity[=P]   DIR2/similarity.log: identical submissions, then the pairs\n"
           "                     of which either has P %% (default 50) of its text in the\n"
           "                     other (sim_c, package similarity-tester, the skeleton's\n"
           "                     lines taken out); it informs, and changes no score\n"

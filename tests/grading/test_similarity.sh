@@ -6,7 +6,8 @@
 # counted (a student who submits the skeleton matches no one); the scores
 # are those of a run without it; without sim_c, the identical ones are still
 # named and the summary says what is missing; a bad threshold is a usage
-# error. Where sim_c is not installed (Debian 13 has no similarity-tester),
+# error; students whose ids are "similarity", "grades", "scores" keep their
+# own scorecards beside the batch's files. Where sim_c is not installed (Debian 13 has no similarity-tester),
 # the checks that need it are skipped, the others run, and it exits 77 (SKIP)
 # when they pass.
 #
@@ -38,7 +39,7 @@ cmp -s "$S/alice/lab0.c" "$S/bob/lab0.c" && bad "bob's copy is alice's, byte for
 "$GRADER" --batch "$S" lab0 --similarity >"$TMP/out" 2>"$TMP/err"
 expect_eq "exit status" "$?" 0
 OUT=$(cat "$TMP/out")
-REPORT=$S.grades/similarity.txt
+REPORT=$S.grades/similarity.log
 expect_eq "the scores are those of a run without it" \
     "$(csv "$S.grades/grades.csv" | cut -d, -f1-4)" "$(csv "$TMP/plain/grades.csv" | cut -d, -f1-4)"
 expect_eq "identical: alice and carol (the skeleton's not)" \
@@ -65,6 +66,22 @@ PATH=$TMP/bin "$GRADER" --batch "$S" lab0 --merge --similarity --json-dir "$S.gr
 expect_match "without sim_c: the identical ones" "$(cat "$TMP/nosim.out")" "^  identical: alice, carol$"
 expect_match "without sim_c: what is missing" "$(cat "$TMP/nosim.out")" \
     "pairs not compared: sim_c is not installed \\(apt-get install similarity-tester, where the release has it\\)"
+
+# Students whose ids are the stems of the batch's own files: each keeps
+# their own scorecard and report, and the batch's files are its own.
+N=$TMP/names
+for id in similarity grades scores lms-canvas; do
+    mkdir -p "$N/$id" && cp labs/lab0/lab0.c "$N/$id/"
+done
+"$GRADER" --batch "$N" lab0 --similarity --lms canvas >"$TMP/names.out" 2>&1
+for id in similarity grades scores lms-canvas; do
+    expect_match "id '$id': its own scorecard" "$(head -n 1 "$N.grades/$id.txt" 2>&1)" \
+        "^lab0: .*\\(graded: $id\\)$"
+    expect_eq "id '$id': its own report" "$(jq -r .student "$N.grades/$id.json" 2>&1)" "$id"
+done
+expect_match "the similarity report is the batch's" "$(head -n 1 "$N.grades/similarity.log")" \
+    "^Similarity of 4 submissions"
+expect_match "the gradebook is the batch's" "$(head -n 1 "$N.grades/grades.csv")" "^student,score,"
 
 "$GRADER" --batch "$S" lab0 --similarity=0 >"$TMP/bad.out" 2>&1
 expect_eq "--similarity=0: a usage error" "$?" 2
