@@ -40,8 +40,10 @@ int write_gradebook(const batch *b, lab_error *err)
  * from Canvas's own download); "moodle", Moodle's CSV grade import
  * (Username, the points and Feedback, mapped by the import's form), or,
  * when the submissions came from Moodle's own download, the assignment's
- * grading worksheet (Identifier "Participant N", Full name, Grade and
- * Feedback comments), which its "Upload grading worksheet" reads. A
+ * grading worksheet (Identifier "Participant N", Full name, Grade, Maximum
+ * Grade, Last modified (grade) and Feedback comments, the columns of its
+ * own worksheet; its import requires Identifier, Grade and Last modified
+ * (grade)), which its "Upload grading worksheet" reads. A
  * submission that ended in an error scores 0 there, which the import keeps
  * (an empty cell would leave an older grade in place: a student could keep
  * one by making the new submission fail); Moodle's feedback says why,
@@ -59,8 +61,20 @@ int write_lms(const batch *b, lab_error *err)
     if (canvas)
         fputs("Student,ID,SIS User ID,SIS Login ID,Section,", af.f);
     else
-        fputs(worksheet ? "Identifier,Full name,Grade,Feedback comments\r\n" : "Username,",
+        fputs(worksheet ? "Identifier,Full name,Grade,Maximum Grade,Last modified (grade),"
+                          "Feedback comments\r\n"
+                        : "Username,",
               af.f);
+    /* The worksheet's time of grading: Moodle's import (importgradeslib.php)
+     * requires the column and reads it with PHP's strtotime; a grade in
+     * Moodle newer than it is kept (an empty one would keep every grade a
+     * student already has). ISO 8601 with its offset reads the same
+     * everywhere. */
+    char modified[40] = "";
+    time_t t = time(NULL);
+    struct tm tm;
+    if (worksheet && gmtime_r(&t, &tm))
+        strftime(modified, sizeof modified, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
     if (!worksheet) {
         gr_write_csv_cell(af.f, column);
         fputs(canvas ? "\r\n" : ",Feedback\r\n", af.f);
@@ -87,6 +101,8 @@ int write_lms(const batch *b, lab_error *err)
             gr_write_csv_cell(af.f, s->id);
         }
         fprintf(af.f, ",%d", s->status == SUB_ERROR ? 0 : s->score);
+        if (worksheet)
+            fprintf(af.f, ",%d,%s", grader_lab_points(b->lab), modified);
         if (!canvas) {
             fputc(',', af.f);
             if (s->status == SUB_ERROR) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,7 +61,11 @@ static size_t digits(const char *p)
 /* A name's parts, each malloc'd. */
 typedef struct parsed {
     char *name, *id, *file;
-    int onlinetext; /* moodle: online text, no files */
+    char *key;      /* what the platform wrote before the file's own name: entries
+                       of one id share it, or they are not one student's */
+    int onlinetext; /* online text or a link, no files */
+    int ambiguous;  /* the name reads as more than one student's: refused (2: its
+                       student was dropped, another of their files not copied) */
 } parsed;
 
 static void free_parsed(parsed *p)
@@ -68,63 +73,181 @@ static void free_parsed(parsed *p)
     free(p->name);
     free(p->id);
     free(p->file);
+    free(p->key);
     memset(p, 0, sizeof *p);
 }
 
-/* Canvas: <name>[_late]_<user id>_<submission id>_<file>, name letters and
- * digits. Returns 1 and fills p when entry fits. */
-static int parse_canvas(const char *entry, parsed *p)
+/* Whether [s, e) is a name as Canvas writes one: word characters only (its
+ * sanitize_file_name keeps Unicode letters, marks, digits and '_': bytes of
+ * UTF-8 above 0x7f are taken as such), and no "_<digits>_", which Canvas
+ * takes out of names (sanitize_user_name) so that the ids can be read. */
+static int canvas_name(const char *s, const char *e)
 {
-    const char *u = strchr(entry, '_');
-    if (!u || u == entry)
+    if (e <= s)
         return 0;
-    for (const char *c = entry; c < u; c++)
-        if (!isalnum((unsigned char)*c))
+    for (const char *c = s; c < e; c++) {
+        unsigned char u = (unsigned char)*c;
+        if (!(isalnum(u) || u == '_' || u >= 0x80))
             return 0;
-    const char *q = u + 1;
-    if (strncasecmp(q, "late_", 5) == 0)
-        q += 5;
-    size_t user = digits(q);
-    if (user == 0 || q[user] != '_')
-        return 0;
-    size_t sub = digits(q + user + 1);
-    if (sub == 0 || q[user + 1 + sub] != '_' || q[user + 2 + sub] == '\0')
-        return 0;
-    const char *file = q + user + 2 + sub;
-    /* The file's own name, without the "-N" an upload again adds before its suffix. */
+        if (*c == '_' && digits(c + 1) > 0 && c + 1 + digits(c + 1) < e && c[1 + digits(c + 1)] == '_')
+            return 0;
+    }
+    return 1;
+}
+
+/* The file's own name, without the "-N" Canvas adds before its suffix to a
+ * file uploaded again (lab3-1.c). */
+static char *canvas_file(const char *file)
+{
     const char *dot = strchr(file, '.');
     const char *end = dot ? dot : file + strlen(file);
     const char *dash = end;
     while (dash > file && isdigit((unsigned char)dash[-1]))
         dash--;
-    p->name = gr_asprintf("%.*s", (int)(u - entry), entry);
-    p->id = gr_asprintf("%.*s", (int)user, q);
     if (dash < end && dash > file + 1 && dash[-1] == '-')
-        p->file = gr_asprintf("%.*s%s", (int)(dash - 1 - file), file, end);
-    else
-        p->file = gr_asprintf("%s", file);
+        return gr_asprintf("%.*s%s", (int)(dash - 1 - file), file, end);
+    return gr_asprintf("%s", file);
+}
+
+/* One reading of a Canvas name from the '_' at u: <name>[_LATE]_<user
+ * id>_<attachment id>_<file>, or <name>[_LATE]_<user id>_text.html (and
+ * _link.html), an online entry. Returns 1 and fills p when it fits. */
+static int canvas_at(const char *entry, const char *u, parsed *p)
+{
+    if (!canvas_name(entry, u))
+        return 0;
+    const char *r = u + 1;
+    if (strncasecmp(r, "LATE_", 5) == 0 && digits(r + 5) > 0)
+        r += 5;
+    size_t user = digits(r);
+    if (user == 0 || r[user] != '_')
+        return 0;
+    const char *after = r + user + 1;
+    int online = strcmp(after, "text.html") == 0 || strcmp(after, "link.html") == 0;
+    size_t att = digits(after);
+    if (!online && (att == 0 || after[att] != '_' || after[att + 1] == '\0'))
+        return 0;
+    p->name = gr_asprintf("%.*s", (int)(u - entry), entry);
+    p->id = gr_asprintf("%.*s", (int)user, r);
+    p->key = gr_asprintf("%s", p->name);
+    p->file = online ? gr_asprintf("%s", "") : canvas_file(after + att + 1);
+    p->onlinetext = online;
     return 1;
 }
 
-/* Moodle: <Full Name>_<participant id>_assignsubmission_<file|onlinetext>_[<file>].
- * Returns 1 and fills p when entry fits (p->file "" for a folder). */
-static int parse_moodle(const char *entry, parsed *p)
+/*
+ * Canvas "Download Submissions" (lib/content_zipper.rb): each uploaded file
+ * is <name>[_LATE]_<user id>_<attachment id>_<file>, the name the student's
+ * sortable name, lower case, with what is not a word character taken out;
+ * anonymous grading writes [LATE_]anon_<anonymous id>_<attachment id>_<file>.
+ * The name and the file are the student's to choose: a name that reads two
+ * ways with two ids (a student who called themselves "x_48213!") is
+ * marked ambiguous, never taken as either. Returns 1 when entry fits.
+ */
+static int parse_canvas(const char *entry, parsed *p)
 {
-    static const char *const kinds[] = {"_assignsubmission_file_", "_assignsubmission_onlinetext_"};
-    for (int k = 0; k < 2; k++) {
-        const char *at = strstr(entry, kinds[k]);
-        if (!at)
-            continue;
-        const char *id = at;
-        while (id > entry && isdigit((unsigned char)id[-1]))
-            id--;
-        if (id == at || id - 1 <= entry || id[-1] != '_')
+    const char *a = entry;
+    if (strncmp(a, "LATE_anon_", 10) == 0)
+        a += 5;
+    if (strncmp(a, "anon_", 5) == 0) {
+        size_t n = 0;
+        while (isalnum((unsigned char)a[5 + n]))
+            n++;
+        const char *r = a + 5 + n;
+        size_t att = n > 0 && r[0] == '_' ? digits(r + 1) : 0;
+        int online = n > 0 && (strcmp(r, "_text.html") == 0 || strcmp(r, "_link.html") == 0);
+        if (!online && (att == 0 || r[1 + att] != '_' || r[2 + att] == '\0'))
             return 0;
-        p->name = gr_asprintf("%.*s", (int)(id - 1 - entry), entry);
-        p->id = gr_asprintf("%.*s", (int)(at - id), id);
-        p->file = gr_asprintf("%s", at + strlen(kinds[k]));
-        p->onlinetext = k == 1;
+        p->id = gr_asprintf("%.*s", (int)(5 + n), a);
+        p->name = gr_asprintf("%s", "");
+        p->key = gr_asprintf("%s", p->id);
+        p->file = online ? gr_asprintf("%s", "") : canvas_file(r + 2 + att);
+        p->onlinetext = online;
         return 1;
+    }
+    int found = 0;
+    for (const char *u = strchr(entry, '_'); u; u = strchr(u + 1, '_')) {
+        parsed q = {0};
+        if (!canvas_at(entry, u, &q))
+            continue;
+        if (!found) {
+            *p = q;
+            found = 1;
+            continue;
+        }
+        /* Another reading: harmless when it gives the same student and file
+         * (a name ending in _LATE reads both ways). */
+        if (strcmp(q.id, p->id) != 0 || strcmp(q.file, p->file) != 0)
+            p->ambiguous = 1;
+        free_parsed(&q);
+    }
+    return found;
+}
+
+/* Fills p from entry, whose Moodle marker (kind k) starts at at and takes
+ * klen bytes; 0 when no "_<digits>" comes before it. */
+static int moodle_at(const char *entry, const char *at, size_t klen, int k, parsed *p)
+{
+    const char *id = at;
+    while (id > entry && isdigit((unsigned char)id[-1]))
+        id--;
+    if (id == at || id - 1 <= entry || id[-1] != '_')
+        return 0;
+    p->name = gr_asprintf("%.*s", (int)(id - 1 - entry), entry);
+    p->id = gr_asprintf("%.*s", (int)(at - id), id);
+    p->key = gr_asprintf("%.*s", (int)(at + klen - entry), entry);
+    p->file = gr_asprintf("%s", at + klen);
+    p->onlinetext = k == 1;
+    return 1;
+}
+
+/*
+ * Moodle "Download all submissions" (mod/assign/classes/downloader.php):
+ * <Full Name>_<participant id>_assignsubmission_<file|onlinetext>_<file>
+ * for a file, or, downloaded in folders, a folder
+ * <Full Name>_<participant id>_assignsubmission_<file|onlinetext> (with a
+ * '_' at its end before Moodle 4.1) holding the files. Blind marking writes
+ * "Participant" for the name. The name and the file's own name are the
+ * student's to choose: a folder's id is the one its name ends with; a file
+ * whose name holds the marker twice, with two ids, is marked ambiguous,
+ * never taken as either. Returns 1 when entry fits.
+ */
+static int parse_moodle(const char *entry, int folder, parsed *p)
+{
+    static const char *const kinds[] = {"_assignsubmission_file", "_assignsubmission_onlinetext"};
+    size_t len = strlen(entry);
+    for (int k = 0; k < 2; k++) {
+        size_t klen = strlen(kinds[k]);
+        if (folder) {
+            /* The marker ends the name, with or without its '_'. */
+            for (size_t under = 0; under < 2; under++) {
+                if (len < klen + under ||
+                    strncmp(entry + len - klen - under, kinds[k], klen) != 0 ||
+                    (under && entry[len - 1] != '_'))
+                    continue;
+                if (moodle_at(entry, entry + len - klen - under, klen + under, k, p))
+                    return 1;
+            }
+            continue;
+        }
+        int found = 0;
+        for (const char *at = strstr(entry, kinds[k]); at; at = strstr(at + 1, kinds[k])) {
+            if (at[klen] != '_')
+                continue;
+            parsed q = {0};
+            if (!moodle_at(entry, at, klen + 1, k, &q))
+                continue;
+            if (!found) {
+                *p = q;
+                found = 1;
+                continue;
+            }
+            if (strcmp(q.id, p->id) != 0)
+                p->ambiguous = 1;
+            free_parsed(&q);
+        }
+        if (found)
+            return 1;
     }
     return 0;
 }
@@ -167,6 +290,20 @@ static char *gradescope_root(const char *dir)
     return only;
 }
 
+/* How an entry of a platform's download reads: its name parsed as
+ * platform from (canvas or moodle); 1 when it fits. Canvas's are files,
+ * Moodle's files or folders. */
+static int parse_entry(const char *dir, const char *entry, gr_from from, parsed *p)
+{
+    char *path = gr_asprintf("%s/%s", dir, entry);
+    struct stat st;
+    int known = lstat(path, &st) == 0;
+    free(path);
+    if (from == GR_FROM_CANVAS)
+        return known && S_ISREG(st.st_mode) && parse_canvas(entry, p);
+    return parse_moodle(entry, known && S_ISDIR(st.st_mode), p);
+}
+
 gr_from gr_detect_layout(const char *dir)
 {
     char *root = gradescope_root(dir);
@@ -182,22 +319,19 @@ gr_from gr_detect_layout(const char *dir)
     while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || is_hidden(e->d_name))
             continue;
-        char *path = gr_asprintf("%s/%s", dir, e->d_name);
-        struct stat st;
-        int file = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
-        free(path);
         parsed p = {0};
         n++;
-        if (parse_moodle(e->d_name, &p))
-            moodle++;
-        else if (file && parse_canvas(e->d_name, &p))
-            canvas++;
+        moodle += parse_entry(dir, e->d_name, GR_FROM_MOODLE, &p);
+        free_parsed(&p);
+        canvas += parse_entry(dir, e->d_name, GR_FROM_CANVAS, &p);
         free_parsed(&p);
     }
     closedir(d);
-    if (n > 0 && moodle == n)
+    /* A platform's when at least half the entries fit its names (the rest,
+     * a stray file or a name it mangled, are listed with why). */
+    if (moodle > 0 && 2 * moodle >= n && moodle >= canvas)
         return GR_FROM_MOODLE;
-    if (n > 0 && canvas == n)
+    if (canvas > 0 && 2 * canvas >= n)
         return GR_FROM_CANVAS;
     return GR_FROM_PLAIN;
 }
@@ -433,31 +567,114 @@ static void archives_as_archives(importer *im)
 
 /* ---- the layouts ------------------------------------------------------------------------ */
 
-/* Canvas and Moodle: each entry of dir names its student. */
+/* Takes the student id out of what was imported (its folder removed): one
+ * of its entries could not be copied, and a student is graded on all of
+ * their files or not at all. */
+static void drop_student(importer *im, const char *id)
+{
+    gr_import *o = im->out;
+    for (int i = 0; i < o->n; i++) {
+        if (strcmp(o->ids[i], id) != 0)
+            continue;
+        char *sdir = gr_asprintf("%s/%s", im->dest, id);
+        gr_remove_tree(sdir);
+        free(sdir);
+        free(o->ids[i]);
+        free(o->names[i]);
+        o->ids[i] = o->ids[o->n - 1];
+        o->names[i] = o->names[o->n - 1];
+        o->n--;
+        return;
+    }
+}
+
+static int by_string(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Canvas and Moodle: each entry of dir names its student. Every entry is
+ * read first: entries that give one id under two names (a student's name
+ * that imitates the platform's, or an id typed into a name) are refused
+ * together, never merged; an entry that cannot be copied costs its student
+ * only. */
 static int import_named(importer *im, const char *dir, gr_from from, lab_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
         return lab_errorf(err, "%s: cannot read: %s", dir, strerror(errno));
-    int rc = 0;
+    char **names = NULL;
+    int n = 0, cap = 0;
     struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
+    while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || is_hidden(e->d_name))
             continue;
-        parsed p = {0};
-        int fits = from == GR_FROM_CANVAS ? parse_canvas(e->d_name, &p) : parse_moodle(e->d_name, &p);
-        if (!fits)
-            skip(im, e->d_name, gr_asprintf("not named as %s names a submission", gr_from_name(from, 1)));
-        else if (p.onlinetext)
-            skip_as(im, e->d_name, gr_asprintf("online text, not files"), 2);
-        else if (!usable_id(p.id))
-            refuse(im, e->d_name, gr_asprintf("no student id in its name"));
-        else
-            rc = take(im, dir, e->d_name, p.id, p.name, p.file, err);
-        free_parsed(&p);
+        names = grow(names, n, &cap, sizeof *names);
+        names[n++] = gr_asprintf("%s", e->d_name);
     }
     closedir(d);
-    return rc;
+    if (n > 1)
+        qsort(names, (size_t)n, sizeof *names, by_string);
+    parsed *p = calloc((size_t)(n > 0 ? n : 1), sizeof *p);
+    int *fits = calloc((size_t)(n > 0 ? n : 1), sizeof *fits);
+    if (!p || !fits) {
+        fputs("grader: out of memory\n", stderr);
+        exit(2);
+    }
+    for (int i = 0; i < n; i++)
+        fits[i] = parse_entry(dir, names[i], from, &p[i]);
+    const char *title = gr_from_name(from, 1);
+    for (int i = 0; i < n; i++) {
+        if (p[i].ambiguous == 2)
+            continue; /* its student was dropped: refused below */
+        /* The other entries of this id under another name, if any. */
+        const char *other = NULL;
+        for (int k = 0; k < n && fits[i] && !p[i].ambiguous && !p[i].onlinetext && !other; k++)
+            if (k != i && fits[k] && !p[k].ambiguous && !p[k].onlinetext &&
+                strcmp(p[k].id, p[i].id) == 0 && strcmp(p[k].key, p[i].key) != 0)
+                other = names[k];
+        lab_error why;
+        if (!fits[i])
+            skip(im, names[i], gr_asprintf("not named as %s names a submission", title));
+        else if (p[i].ambiguous)
+            refuse(im, names[i], gr_asprintf("its name reads as more than one student's (%s's "
+                                             "form twice, with two ids): find whose it is, put "
+                                             "it in a folder named by their id, and grade "
+                                             "that folder with --from plain",
+                                             title));
+        else if (p[i].onlinetext)
+            skip_as(im, names[i], gr_asprintf("online text, not files"), 2);
+        else if (!usable_id(p[i].id))
+            refuse(im, names[i], gr_asprintf("no student id in its name"));
+        else if (other)
+            refuse(im, names[i], gr_asprintf("its id, %s, is also that of %s, under another "
+                                             "name: which is the student's? Rename or remove "
+                                             "one", p[i].id, other));
+        else if (take(im, dir, names[i], p[i].id, p[i].name, p[i].file, &why) != 0) {
+            refuse(im, names[i], gr_asprintf("could not be copied (%s): student %s is not "
+                                             "graded", why.msg, p[i].id));
+            fits[i] = 0;
+            drop_student(im, p[i].id);
+            /* The same student's other entries go with it. */
+            for (int k = 0; k < n; k++)
+                if (k != i && p[k].id && strcmp(p[k].id, p[i].id) == 0 && !p[k].onlinetext)
+                    p[k].ambiguous = 2;
+        }
+    }
+    /* Entries of a student dropped after they were taken: refused too. */
+    for (int i = 0; i < n; i++)
+        if (p[i].ambiguous == 2)
+            refuse(im, names[i], gr_asprintf("not graded: another file of student %s could not "
+                                             "be copied", p[i].id));
+    for (int i = 0; i < n; i++) {
+        free_parsed(&p[i]);
+        free(names[i]);
+    }
+    free(p);
+    free(fits);
+    free(names);
+    (void)err;
+    return 0;
 }
 
 /* A YAML scalar as the metadata writes one: plain, 'single' ('' a quote) or

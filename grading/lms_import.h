@@ -2,23 +2,36 @@
  * lms_import.h - a learning platform's bulk download, laid out again the
  * way ./grader --batch reads a class: one folder (or archive) per student id.
  *
- *   canvas      "Download Submissions": flat files named
- *               <name>[_late]_<user id>_<submission id>_<file>, where <file> is
- *               the student's own name for it, with "-N" before its suffix when
- *               it was uploaded again (lab3-1.c). The id is the Canvas user id,
- *               the name the one the file name starts with.
- *   moodle      "Download all submissions": a folder per student,
- *               <Full Name>_<participant id>_assignsubmission_file_/, or, when
- *               downloaded without folders, flat files
- *               <Full Name>_<participant id>_assignsubmission_file_<file>. Online
- *               text (_assignsubmission_onlinetext_) holds no files: skipped. The id
- *               is the participant id, the name the full name.
+ *   canvas      "Download Submissions" (lib/content_zipper.rb): flat files
+ *               <name>[_LATE]_<user id>_<attachment id>_<file>, the name the
+ *               sortable name in lower case with every non-word character
+ *               taken out (Unicode letters kept), <file> the student's own
+ *               name for it, with "-N" before its suffix when it was uploaded
+ *               again (lab3-1.c); anonymous grading writes
+ *               [LATE_]anon_<anonymous id>_<attachment id>_<file>. An online
+ *               text or link entry (<name>_<user id>_text.html) holds no files:
+ *               listed, needing no look. The id is the Canvas user id (or
+ *               anon_<id>), the name the one the file name starts with.
+ *   moodle      "Download all submissions" (mod/assign/classes/downloader.php):
+ *               a folder per student, <Full Name>_<participant id>_
+ *               assignsubmission_file (with a '_' at its end before Moodle
+ *               4.1), or, downloaded without folders, flat files
+ *               <Full Name>_<participant id>_assignsubmission_file_<file>.
+ *               Online text (assignsubmission_onlinetext) holds no files:
+ *               listed, needing no look. The id is the participant id, the
+ *               name the full name ("Participant" under blind marking).
  *   gradescope  "Export Submissions": submission_metadata.yml and a folder per
  *               submission (submission_<n>/), perhaps inside one folder
  *               (assignment_<n>_export/). The metadata lists each submission's
  *               :submitters: with :name:, :sid: and :email:; every submitter of a
  *               group is a student graded on the group's files. The id is the
  *               :sid:, or the :email: where the sid is empty.
+ *
+ * The names and the files' own names are the students' to choose, so the
+ * id is read only where the platform writes it: a name that reads as two
+ * ids is refused, entries that give one id under two names are refused
+ * together (never merged), an entry that fits no form is listed with why,
+ * and an entry that cannot be copied costs its student only.
  *
  * The download itself is never changed: each student's files are copied
  * (regular files only; a symbolic link is copied as a link, which the batch
@@ -45,8 +58,9 @@ int gr_from_parse(const char *name);
 /* "plain", "canvas", ...; "Canvas"-style capitals when title is set. */
 const char *gr_from_name(gr_from from, int title);
 
-/* The layout of the folder dir: a platform's when every entry in it fits
- * that platform's naming (hidden entries aside), else GR_FROM_PLAIN. */
+/* The layout of the folder dir: a platform's when at least half of its
+ * entries (hidden ones aside) fit that platform's naming, else
+ * GR_FROM_PLAIN. */
 gr_from gr_detect_layout(const char *dir);
 
 typedef struct gr_import {

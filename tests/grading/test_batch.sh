@@ -58,10 +58,12 @@ rc_of() { cat "$TMP/$1.rc"; }
 # csv and field (lib.sh): the gradebook, a row's field (1 student, 2 score, 4 status).
 # The summary line for a count: "  graded   6  this run" -> 6.
 count_of() { sed -n "s/^  $2  *\([0-9.]*\) .*/\1/p" "$TMP/$1.out"; }
-# The command lines of running processes that grade in a batch work folder.
+# The command lines of running processes that grade in a batch work folder
+# of this build (another course's batches on the machine are not this
+# test's).
 runners() {
     for f in /proc/[0-9]*/cmdline; do
-        tr '\0' ' ' 2>/dev/null <"$f" | grep "/grade/batch[.]" && echo
+        tr '\0' ' ' 2>/dev/null <"$f" | grep -F "$BUILD/grade/batch." && echo
     done
 }
 

@@ -5,14 +5,18 @@
 #
 #   Canvas "Download Submissions" (flat files):
 #       doejohn_48213_1093321_lab0.c            user id 48213
-#       roeann_late_48214_1093400_lab0-1.c      late, and uploaded again
+#       núñezjosé_48220_1093330_lab0.c          a Unicode name
+#       roeann_LATE_48214_1093400_lab0-1.c      late, and uploaded again
 #       smithbob_48215_1093500_lab0.zip         an archive
-#       leecarol_48216_1093600_notes.txt        no lab0.c
+#       leecarol_48216_1093600_notes.txt        no lab0.c (and a text entry)
+#       x_48213_48218_1093800_lab0.c            a name that reads two ways
+#       anon_Hx3ab_1093900_lab0.c               anonymous grading
 #   Moodle "Download all submissions" (a folder per participant):
-#       John Doe_123456_assignsubmission_file_/src/lab0.c
-#       Ann Roe_123457_assignsubmission_file_/lab0.c
-#       Ann Roe_123457_assignsubmission_onlinetext_/onlinetext.html
+#       John Doe_123456_assignsubmission_file/src/lab0.c  (Moodle 4.1 and later)
+#       Ann Roe_123457_assignsubmission_file_/lab0.c      (before 4.1)
+#       Ann Roe_123457_assignsubmission_onlinetext/onlinetext.html
 #       Bob Smith_123458_assignsubmission_file_lab0.c     (flat, no folders)
+#       and names chosen to take a classmate's row
 #   Gradescope "Export Submissions":
 #       assignment_77_export/submission_metadata.yml
 #       assignment_77_export/submission_9001/lab0.c       John Doe, SID 1001
@@ -39,51 +43,112 @@ SKEL=$ROOT/labs/lab0/lab0.c
 tree_sum() { (cd "$1" && find . -print0 | LC_ALL=C sort -z | xargs -0 ls -ld --time-style=+%s | sha256sum); }
 
 # ---- Canvas ----
+# Names as lib/content_zipper.rb writes them: the sortable name, lower case,
+# with every character that is not a word character taken out (Unicode
+# letters and '_' kept), LATE in capitals, the user id, the attachment id,
+# the file's own name; an online text entry is <name>_<user id>_text.html.
 C=$TMP/canvas
 mkdir -p "$C" "$TMP/zip"
 cp "$SOL" "$C/doejohn_48213_1093321_lab0.c"
-cp "$SKEL" "$C/roeann_late_48214_1093400_lab0-1.c"
+cp "$SOL" "$C/núñezjosé_48220_1093330_lab0.c"
+cp "$SOL" "$C/o_brienpat_48217_1093700_lab0.c"
+cp "$SKEL" "$C/roeann_LATE_48214_1093400_lab0-1.c"
 cp "$SOL" "$TMP/zip/lab0.c" && (cd "$TMP/zip" && bsdtar -a -cf ../s.zip lab0.c) &&
     cp "$TMP/s.zip" "$C/smithbob_48215_1093500_lab0.zip"
 echo "my notes" >"$C/leecarol_48216_1093600_notes.txt"
+echo "<p>see the file</p>" >"$C/leecarol_48216_text.html"
+# A student who named themselves "x_48213!": read as doejohn's id one way,
+# their own (48218) the other. Never taken as either.
+cp "$SKEL" "$C/x_48213_48218_1093800_lab0.c"
+echo "grading notes" >"$C/README.txt"
 before=$(tree_sum "$C")
 "$GRADER" --batch "$C" lab0 -j 2 --lms canvas >"$TMP/c.out" 2>"$TMP/c.err"
-expect_eq "canvas: exit status" "$?" 0
-expect_match "canvas: recognised" "$(cat "$TMP/c.err")" "Canvas's download \\(recognised; --from plain"
+expect_eq "canvas: exit status (a stray file and a refused entry need a look)" "$?" 1
+expect_match "canvas: recognised, a stray file and all" "$(cat "$TMP/c.err")" \
+    "Canvas's download \\(recognised; --from plain"
 BOOK=$C.grades/grades.csv
-expect_eq "canvas: rows by user id" \
+expect_eq "canvas: rows by user id, the Unicode name's and the underscored name's too" \
     "$(csv "$BOOK" | sed 1d | cut -d, -f1,2,4 | tr '\n' ' ')" \
-    "48213,100,graded 48214,$(field "$BOOK" 48214 2),graded 48215,100,graded 48216,0,build_failed "
-[ "$(field "$BOOK" 48214 2)" -lt 50 ] && ok || bad "canvas: the skeleton (lab0-1.c) scored $(field "$BOOK" 48214 2)"
-expect_match "canvas: the missing file named" "$(cat "$C.grades/48216.txt" 2>/dev/null; cat "$TMP/c.out")" \
+    "48213,100,graded 48214,$(field "$BOOK" 48214 2),graded 48215,100,graded 48216,0,build_failed 48217,100,graded 48220,100,graded "
+[ "$(field "$BOOK" 48214 2)" -lt 50 ] && ok || bad "canvas: the skeleton (LATE, lab0-1.c) scored $(field "$BOOK" 48214 2)"
+expect_match "canvas: the missing file named" "$(cat "$C.grades/48216.txt" 2>/dev/null)" \
     "no lab0.c in the submission"
+expect_match "canvas: the name read two ways refused, with why" "$(cat "$TMP/c.out")" \
+    "x_48213_48218_1093800_lab0\\.c +its name reads as more than one student's"
+expect_match "canvas: the stray file listed" "$(cat "$TMP/c.out")" \
+    "README\\.txt +not named as Canvas names a submission"
+expect_match "canvas: the text entry listed, needing no look" "$(cat "$TMP/c.out")" \
+    "leecarol_48216_text\\.html +online text, not files"
+expect_match "canvas: the summary says what needs a look" "$(cat "$TMP/c.out")" \
+    "^Needs your eye \\(exit status 1\\): 1 refused, 1 not recognised as submissions;"
 expect_eq "canvas: the LMS file matches rows by ID, the Canvas user id" \
     "$(csv "$C.grades/lms-canvas.csv" | grep '^doejohn,')" "doejohn,48213,,,,100"
+expect_eq "canvas: the LMS file keeps the Unicode name" \
+    "$(csv "$C.grades/lms-canvas.csv" | grep ',48220,' | cut -d, -f1)" "núñezjosé"
 expect_eq "canvas: the download is unchanged" "$(tree_sum "$C")" "$before"
 "$GRADER" --batch "$C" lab0 --from plain --json-dir "$TMP/c-plain" >"$TMP/cp.out" 2>&1
 expect_match "canvas --from plain: flat files are not submissions" "$(cat "$TMP/cp.out")" \
     "not a folder or an archive"
+# Anonymous grading: [LATE_]anon_<anonymous id>_<attachment id>_<file>.
+A=$TMP/canvas-anon
+mkdir -p "$A"
+cp "$SOL" "$A/anon_Hx3ab_1093900_lab0.c"
+cp "$SOL" "$A/LATE_anon_Qq7zz_1094000_lab0.c"
+"$GRADER" --batch "$A" lab0 >"$TMP/a.out" 2>&1
+expect_eq "canvas, anonymous: rows by anonymous id" \
+    "$(csv "$A.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" "anon_Hx3ab,100 anon_Qq7zz,100 "
 
 # ---- Moodle ----
+# Names as mod/assign/classes/downloader.php writes them: <Full Name>_<id>
+# then _assignsubmission_file; a folder ends there (before Moodle 4.1 with
+# a '_'), a file goes on with _<its own name>; online text is a plugin of
+# its own; blind marking writes "Participant" for the name.
 M=$TMP/moodle
-mkdir -p "$M/John Doe_123456_assignsubmission_file_/src" "$M/Ann Roe_123457_assignsubmission_file_" \
-    "$M/Ann Roe_123457_assignsubmission_onlinetext_"
-cp "$SOL" "$M/John Doe_123456_assignsubmission_file_/src/lab0.c"
+mkdir -p "$M/John Doe_123456_assignsubmission_file/src" "$M/Ann Roe_123457_assignsubmission_file_" \
+    "$M/Ann Roe_123457_assignsubmission_onlinetext" "$M/José Núñez_123459_assignsubmission_file" \
+    "$M/Participant_123462_assignsubmission_file"
+cp "$SOL" "$M/John Doe_123456_assignsubmission_file/src/lab0.c"
 cp "$SOL" "$M/Ann Roe_123457_assignsubmission_file_/lab0.c"
-echo "<p>see file</p>" >"$M/Ann Roe_123457_assignsubmission_onlinetext_/onlinetext.html"
+echo "<p>see file</p>" >"$M/Ann Roe_123457_assignsubmission_onlinetext/onlinetext.html"
 cp "$SKEL" "$M/Bob Smith_123458_assignsubmission_file_lab0.c"
+cp "$SOL" "$M/José Núñez_123459_assignsubmission_file/lab0.c"
+cp "$SOL" "$M/Participant_123462_assignsubmission_file/lab0.c"
+# Names chosen as weapons (an older Moodle kept '_' in names): a folder
+# whose name holds John's marker is Eve's own, 123460; a file whose name
+# reads as two ids is refused; two entries of one id under two names are
+# both refused, never merged.
+mkdir -p "$M/Eve_123456_assignsubmission_file_ Evil_123460_assignsubmission_file"
+cp "$SKEL" "$M/Eve_123456_assignsubmission_file_ Evil_123460_assignsubmission_file/lab0.c"
+cp "$SKEL" "$M/Mal_123456_assignsubmission_file_x_123461_assignsubmission_file_lab0.c"
+mkdir -p "$M/Zed_123463_assignsubmission_file"
+cp "$SOL" "$M/Zed_123463_assignsubmission_file/lab0.c"
+cp "$SKEL" "$M/Zed Other_123463_assignsubmission_file_lab0.c"
 "$GRADER" --batch "$M" lab0 --lms moodle >"$TMP/m.out" 2>"$TMP/m.err"
-expect_eq "moodle: exit status" "$?" 0
+expect_eq "moodle: exit status (refused entries need a look)" "$?" 1
 expect_match "moodle: recognised" "$(cat "$TMP/m.err")" "Moodle's download \\(recognised"
 BOOK=$M.grades/grades.csv
-expect_eq "moodle: rows by participant id, a subfolder found" \
+expect_eq "moodle: rows by participant id: both folder forms, flat, Unicode, blind, the weapon's own" \
     "$(csv "$BOOK" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" \
-    "123456,100 123457,100 123458,$(field "$BOOK" 123458 2) "
-expect_match "moodle: online text skipped, with why" "$(cat "$TMP/m.out")" \
-    "Ann Roe_123457_assignsubmission_onlinetext_ +online text, not files"
-expect_eq "moodle: the grading worksheet" \
-    "$(csv "$M.grades/lms-moodle.csv" | sed -n '1p;2p' | tr '\n' '|')" \
-    "Identifier,Full name,Grade,Feedback comments|Participant 123456,John Doe,100,|"
+    "123456,100 123457,100 123458,$(field "$BOOK" 123458 2) 123459,100 123460,$(field "$BOOK" 123460 2) 123462,100 "
+expect_match "moodle: online text listed, needing no look" "$(cat "$TMP/m.out")" \
+    "Ann Roe_123457_assignsubmission_onlinetext +online text, not files"
+expect_match "moodle: a name read as two ids refused" "$(cat "$TMP/m.out")" \
+    "Mal_123456_assignsubmission_file_x_123461_assignsubmission_file_lab0\\.c +its name reads as more than one student's"
+expect_match "moodle: one id under two names: the folder refused" "$(cat "$TMP/m.out")" \
+    "Zed_123463_assignsubmission_file +its id, 123463, is also that of Zed Other_123463"
+expect_match "moodle: one id under two names: the file refused" "$(cat "$TMP/m.out")" \
+    "Zed Other_123463_assignsubmission_file_lab0\\.c +its id, 123463, is also that of Zed_123463"
+# The worksheet: the columns of Moodle's own, and those its import
+# (importgradeslib.php) requires: Identifier, Grade, Last modified (grade),
+# the last a time PHP's strtotime reads (date -d reads the same form).
+W=$M.grades/lms-moodle.csv
+expect_eq "moodle: the worksheet's columns" "$(csv "$W" | sed -n 1p)" \
+    "Identifier,Full name,Grade,Maximum Grade,Last modified (grade),Feedback comments"
+expect_eq "moodle: the worksheet's first row" "$(csv "$W" | sed -n 2p | cut -d, -f1-4)" \
+    "Participant 123456,John Doe,100,100"
+modified=$(csv "$W" | sed -n 2p | cut -d, -f5)
+when=$(date -d "$modified" +%s 2>/dev/null || echo 0)
+[ $(( $(date +%s) - when )) -lt 3600 ] && ok || bad "moodle: Last modified (grade) '$modified' is not a time of this run"
 
 # ---- Gradescope ----
 G=$TMP/gradescope
