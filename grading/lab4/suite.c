@@ -23,6 +23,17 @@
 static const fp8_format elems[5] = {FP8_E4M3, FP8_E5M2, FP8_E3M2, FP8_E2M3, FP8_E2M1};
 static const char *const rule_names[2] = {"LAB4_SCALE_FLOOR", "LAB4_SCALE_CEIL"};
 
+/* The reference solution, linked in as ref_* (suite.h, gr_seed): the
+ * expected outputs of the hidden inputs, and of the crafted inputs that
+ * vary a parameter the goldens hold fixed (a block size, m != n != k, a
+ * tensor scale, a short NVFP4 block). */
+extern __typeof__(lab4_mx_quantize) ref_lab4_mx_quantize;
+extern __typeof__(lab4_mx_dequantize) ref_lab4_mx_dequantize;
+extern __typeof__(lab4_mx_dot) ref_lab4_mx_dot;
+extern __typeof__(lab4_mx_gemm) ref_lab4_mx_gemm;
+extern __typeof__(lab4_nvfp4_quantize) ref_lab4_nvfp4_quantize;
+extern __typeof__(lab4_nvfp4_dequantize) ref_lab4_nvfp4_dequantize;
+
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -82,6 +93,10 @@ static void test_block_amax(void)
     const float e[] = {-0.0f, 0.0f};
     expect_amax(&m, e, 2, 0.0f, "{-0, 0}");
     expect_amax(&m, a, 0, 0.0f, "n = 0");
+    /* An infinity before a NaN: still NaN (lab4.h: NaN when any element
+     * is NaN), not the INFINITY seen first. */
+    const float f[] = {2.0f, INFINITY, -1.0f, NAN};
+    expect_amax(&m, f, 4, NAN, "{2, inf, -1, NaN}");
 
     /* Every block of the main golden matrix. */
     npy_array x;
@@ -247,8 +262,24 @@ static void check_quantize(gr_mismatches *m, const char *set, fp8_format elem, i
     mx_free(&g);
 }
 
-/* The reference solution, linked in as ref_* (suite.h, gr_seed). */
-extern __typeof__(lab4_mx_quantize) ref_lab4_mx_quantize;
+/* Quantizes x (rows x cols) with the reference solution and with the
+ * student's, and compares every scale and code; `what` names x. */
+static void check_quantize_ref(gr_mismatches *m, const char *what, const float *x, size_t rows,
+                               size_t cols, size_t block, fp8_format elem, int rule)
+{
+    size_t nb = (cols + block - 1) / block;
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    uint8_t *wc = xmalloc(rows * cols), *ws = xmalloc(rows * nb);
+    ref_lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, wc, ws);
+    memset(codes, 0xA5, rows * cols);
+    memset(scales, 0xA5, rows * nb);
+    lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, codes, scales);
+    char call[256];
+    snprintf(call, sizeof call, "lab4_mx_quantize(%s, %zu x %zu, block %zu, %s, %s)", what, rows,
+             cols, block, fp8_info(elem)->title, rule_names[rule]);
+    compare_quantize(m, call, x, rows, cols, block, elem, wc, ws, codes, scales);
+    free(codes), free(scales), free(wc), free(ws);
+}
 
 /* Hidden inputs (./grader --seed): a matrix drawn from the seed, of the
  * same kind as the public main matrix (rows of magnitudes around 2^-30 to
@@ -318,12 +349,38 @@ static void test_quantize_fp4(void)
     gr_finish(&m, "bytes");
 }
 
+/*
+ * A short last block whose row ends below the next row's start: 3 x 40 in
+ * blocks of 32 and 8, E4M3, floor. Columns 0..31 are +-64 = 2^6: scale
+ * 2^(6 - 8) (0x7d), codes +-256 (0x78, 0xf8). Columns 32..39 are +-0.5 =
+ * 2^-1: scale 2^-9 (0x76), codes +-256 again. An amax taken over 32
+ * elements from column 32 reads 24 of the next row's 64s (rows 0 and 1):
+ * scale 0x7d, and +-0.5 / 2^-2 = +-2 (0x40, 0xc0).
+ */
+static void check_quantize_past_tail(gr_mismatches *m)
+{
+    float x[3 * 40];
+    for (size_t i = 0; i < 3 * 40; i++)
+        x[i] = (i % 40 < 32 ? 64.0f : 0.5f) * (i % 2 ? -1.0f : 1.0f);
+    check_quantize_ref(m, "the crafted +-64, +-0.5 matrix of grading/lab4/suite.c", x, 3, 40, 32,
+                       FP8_E4M3, LAB4_SCALE_FLOOR);
+}
+
 static void test_quantize_tail(void)
 {
     gr_mismatches m = {0};
     check_quantize(&m, "tail", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
     check_quantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL, 32);
     check_quantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 16);
+    /* The ends of block's range: 1 (a scale per element) and more than
+     * cols (one short block per row, 70 of 128). */
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_quantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E4M3, LAB4_SCALE_FLOOR);
+    check_quantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E4M3, LAB4_SCALE_CEIL);
+    npy_free(&t);
+    check_quantize_past_tail(&m);
     gr_finish(&m, "bytes");
 }
 
@@ -376,37 +433,73 @@ static void test_hand_block(void)
 
 /* ---- dequantize, dot, GEMM ------------------------------------------------------------ */
 
-static void check_dequantize(gr_mismatches *m, const char *set, fp8_format elem, int rule)
+/* lab4_mx_dequantize of codes and scales (rows x cols in blocks of `block`)
+ * against want; `what` names them. */
+static void compare_dequantize(gr_mismatches *m, const char *what, const uint8_t *codes,
+                               const uint8_t *scales, size_t rows, size_t cols, size_t block,
+                               fp8_format elem, const float *want)
 {
-    mx_golden g;
-    mx_load(&g, set, elem, rule, 32);
-    float *out = xmalloc(g.rows * g.cols * sizeof(float));
-    memset(out, 0xA5, g.rows * g.cols * sizeof(float));
-    lab4_mx_dequantize(g.codes.data, g.scales.data, g.rows, g.cols, 32, elem, out);
-    const float *want = g.deq.data;
-    const uint8_t *codes = g.codes.data, *scales = g.scales.data;
-    for (size_t i = 0; i < g.rows * g.cols; i++) {
-        size_t r = i / g.cols, c = i % g.cols;
+    size_t nb = (cols + block - 1) / block;
+    float *out = xmalloc(rows * cols * sizeof(float));
+    memset(out, 0xA5, rows * cols * sizeof(float));
+    lab4_mx_dequantize(codes, scales, rows, cols, block, elem, out);
+    for (size_t i = 0; i < rows * cols; i++) {
+        size_t r = i / cols, c = i % cols;
         gr_expect(m, stats_equal_exact(want[i], out[i]),
-                  "lab4_mx_dequantize(mx_%s_%s_%s_b32 codes and scales)\n"
+                  "lab4_mx_dequantize(%s, %zu x %zu, block %zu, %s)\n"
                   "  row %zu, column %zu: code %s, block scale %s\n"
                   "  expected %s\n  got      %s",
-                  set, fp8_info(elem)->name, rule == 0 ? "floor" : "ceil", r, c,
-                  gr_code(codes[i], elem), e8m0_str(scales[r * g.nb + c / 32]), gr_f32(want[i]),
-                  gr_f32(out[i]));
+                  what, rows, cols, block, fp8_info(elem)->title, r, c, gr_code(codes[i], elem),
+                  e8m0_str(scales[r * nb + c / block]), gr_f32(want[i]), gr_f32(out[i]));
     }
     free(out);
+}
+
+static void check_dequantize(gr_mismatches *m, const char *set, fp8_format elem, int rule,
+                             size_t block)
+{
+    mx_golden g;
+    mx_load(&g, set, elem, rule, block);
+    char what[128];
+    snprintf(what, sizeof what, "mx_%s_%s_%s_b%zu codes and scales", set, fp8_info(elem)->name,
+             rule == 0 ? "floor" : "ceil", block);
+    compare_dequantize(m, what, g.codes.data, g.scales.data, g.rows, g.cols, block, elem,
+                       g.deq.data);
     mx_free(&g);
+}
+
+/* The reference's quantization of x, dequantized by the reference and by
+ * the student's. */
+static void check_dequantize_ref(gr_mismatches *m, const char *what, const float *x, size_t rows,
+                                 size_t cols, size_t block, fp8_format elem, int rule)
+{
+    size_t nb = (cols + block - 1) / block;
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    float *want = xmalloc(rows * cols * sizeof(float));
+    ref_lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, codes, scales);
+    ref_lab4_mx_dequantize(codes, scales, rows, cols, block, elem, want);
+    char name[160];
+    snprintf(name, sizeof name, "the %s quantization of %s", rule_names[rule], what);
+    compare_dequantize(m, name, codes, scales, rows, cols, block, elem, want);
+    free(codes), free(scales), free(want);
 }
 
 static void test_dequantize(void)
 {
     gr_mismatches m = {0};
-    check_dequantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR);
-    check_dequantize(&m, "main", FP8_E3M2, LAB4_SCALE_FLOOR);
-    check_dequantize(&m, "main", FP8_E2M1, LAB4_SCALE_CEIL);
-    check_dequantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL);
-    check_dequantize(&m, "special", FP8_E4M3, LAB4_SCALE_FLOOR);
+    check_dequantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
+    check_dequantize(&m, "main", FP8_E3M2, LAB4_SCALE_FLOOR, 32);
+    check_dequantize(&m, "main", FP8_E2M1, LAB4_SCALE_CEIL, 32);
+    check_dequantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL, 32);
+    check_dequantize(&m, "special", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
+    check_dequantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 16);
+    /* The ends of block's range, and the other two formats. */
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_dequantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E5M2, LAB4_SCALE_FLOOR);
+    check_dequantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E2M3, LAB4_SCALE_CEIL);
+    npy_free(&t);
     gr_finish(&m, "values");
 }
 
