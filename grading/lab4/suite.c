@@ -503,9 +503,12 @@ static void test_dequantize(void)
     gr_finish(&m, "values");
 }
 
-/* Every row of a golden quantization against every row, by lab4_mx_dot
- * (use_gemm 0) or as one lab4_mx_gemm (1). */
-static void check_dots(gr_mismatches *m, const char *set, fp8_format elem, int use_gemm)
+/* Rows i0 .. i0 + m - 1 of a golden quantization (floor, blocks of 32) as A
+ * and rows j0 .. j0 + n - 1 as B, by lab4_mx_dot (use_gemm 0) or as one
+ * lab4_mx_gemm with those rows as bt (1), against dot_<set>_<elem>.npy, the
+ * dot product of every row with every row. */
+static void check_dots(gr_mismatches *mm, const char *set, fp8_format elem, int use_gemm,
+                       size_t i0, size_t m, size_t j0, size_t n)
 {
     mx_golden g;
     mx_load(&g, set, elem, LAB4_SCALE_FLOOR, 32);
@@ -514,36 +517,160 @@ static void check_dots(gr_mismatches *m, const char *set, fp8_format elem, int u
     snprintf(name, sizeof name, "dot_%s_%s.npy", set, fp8_info(elem)->name);
     size_t shape[2] = {g.rows, g.rows};
     gr_golden(name, NPY_F32, 2, shape, &want);
+    ck_assert(i0 + m <= g.rows && j0 + n <= g.rows);
     const uint8_t *codes = g.codes.data, *scales = g.scales.data;
-    float *got = xmalloc(g.rows * g.rows * sizeof(float));
-    memset(got, 0xA5, g.rows * g.rows * sizeof(float));
+    const uint8_t *a = codes + i0 * g.cols, *sa = scales + i0 * g.nb;
+    const uint8_t *b = codes + j0 * g.cols, *sb = scales + j0 * g.nb;
+    float *got = xmalloc(m * n * sizeof(float));
+    memset(got, 0xA5, m * n * sizeof(float));
     if (use_gemm)
-        lab4_mx_gemm(codes, scales, codes, scales, g.rows, g.rows, g.cols, 32, elem, got);
+        lab4_mx_gemm(a, sa, b, sb, m, n, g.cols, 32, elem, got);
     else
-        for (size_t i = 0; i < g.rows; i++)
-            for (size_t j = 0; j < g.rows; j++)
-                got[i * g.rows + j] = lab4_mx_dot(codes + i * g.cols, scales + i * g.nb,
-                                                  codes + j * g.cols, scales + j * g.nb,
-                                                  g.cols, 32, elem);
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                got[i * n + j] = lab4_mx_dot(a + i * g.cols, sa + i * g.nb, b + j * g.cols,
+                                             sb + j * g.nb, g.cols, 32, elem);
     const float *w = want.data;
-    for (size_t i = 0; i < g.rows * g.rows; i++)
-        gr_expect(m, stats_equal_exact(w[i], got[i]),
-                  "%s of mx_%s_%s_floor_b32: rows %zu and %zu (%zu elements)\n"
-                  "  expected %s\n  got      %s",
-                  use_gemm ? "lab4_mx_gemm (A and bt both that matrix)" : "lab4_mx_dot", set,
-                  fp8_info(elem)->name, i / g.rows, i % g.rows, g.cols, gr_f32(w[i]),
-                  gr_f32(got[i]));
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            float wij = w[(i0 + i) * g.rows + j0 + j];
+            if (use_gemm)
+                gr_expect(mm, stats_equal_exact(wij, got[i * n + j]),
+                          "lab4_mx_gemm(A = rows %zu..%zu of mx_%s_%s_floor_b32, bt = rows "
+                          "%zu..%zu: m = %zu, n = %zu, k = %zu)\n  c[%zu * %zu + %zu]\n"
+                          "  expected %s\n  got      %s",
+                          i0, i0 + m - 1, set, fp8_info(elem)->name, j0, j0 + n - 1, m, n,
+                          g.cols, i, n, j, gr_f32(wij), gr_f32(got[i * n + j]));
+            else
+                gr_expect(mm, stats_equal_exact(wij, got[i * n + j]),
+                          "lab4_mx_dot of mx_%s_%s_floor_b32: rows %zu and %zu (%zu elements)\n"
+                          "  expected %s\n  got      %s",
+                          set, fp8_info(elem)->name, i0 + i, j0 + j, g.cols, gr_f32(wij),
+                          gr_f32(got[i * n + j]));
+        }
     free(got);
     npy_free(&want);
     mx_free(&g);
 }
 
+/* As check_dots, on the reference's quantization of x (rows x cols) in
+ * blocks of `block`, against the reference's dot products. */
+static void check_products_ref(gr_mismatches *mm, const char *what, const float *x, size_t rows,
+                               size_t cols, size_t block, fp8_format elem, int rule,
+                               int use_gemm, size_t i0, size_t m, size_t j0, size_t n)
+{
+    size_t nb = (cols + block - 1) / block;
+    ck_assert(i0 + m <= rows && j0 + n <= rows);
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    ref_lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, codes, scales);
+    const uint8_t *a = codes + i0 * cols, *sa = scales + i0 * nb;
+    const uint8_t *b = codes + j0 * cols, *sb = scales + j0 * nb;
+    float *want = xmalloc(m * n * sizeof(float)), *got = xmalloc(m * n * sizeof(float));
+    ref_lab4_mx_gemm(a, sa, b, sb, m, n, cols, block, elem, want);
+    memset(got, 0xA5, m * n * sizeof(float));
+    if (use_gemm)
+        lab4_mx_gemm(a, sa, b, sb, m, n, cols, block, elem, got);
+    else
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                got[i * n + j] = lab4_mx_dot(a + i * cols, sa + i * nb, b + j * cols,
+                                             sb + j * nb, cols, block, elem);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            float w = want[i * n + j], v = got[i * n + j];
+            if (use_gemm)
+                gr_expect(mm, stats_equal_exact(w, v),
+                          "lab4_mx_gemm(A = rows %zu..%zu, bt = rows %zu..%zu of the %s %s "
+                          "quantization of %s in blocks of %zu: m = %zu, n = %zu, k = %zu)\n"
+                          "  c[%zu * %zu + %zu]\n  expected %s\n  got      %s",
+                          i0, i0 + m - 1, j0, j0 + n - 1, fp8_info(elem)->title,
+                          rule_names[rule], what, block, m, n, cols, i, n, j, gr_f32(w),
+                          gr_f32(v));
+            else
+                gr_expect(mm, stats_equal_exact(w, v),
+                          "lab4_mx_dot of the %s %s quantization of %s in blocks of %zu: rows "
+                          "%zu and %zu (%zu elements)\n  expected %s\n  got      %s",
+                          fp8_info(elem)->title, rule_names[rule], what, block, i0 + i, j0 + j,
+                          cols, gr_f32(w), gr_f32(v));
+        }
+    free(codes), free(scales), free(want), free(got);
+}
+
+/*
+ * Crafted dot products, worked by hand. Each pair is one block of 4, its
+ * first elements a0 and b0, the rest zeros, so part = a0 * b0 exactly.
+ * At the ends of E8M0's range, ldexpf(part, ea + eb) (lab4.h) is the only
+ * way of applying the scales that stays exact:
+ *   E4M3 0.5 x 0.5 = 2^-2, scales 2^127 and 2^1: 2^126. 2^128 itself is no
+ *     float, so part * 2^(ea + eb) is inf.
+ *   E4M3 2 x 2 = 2^2, scales 2^127 and 2^-10, both ways round: 2^119.
+ *     part * 2^127, one scale at a time, overflows to inf first.
+ *   E4M3 32 x 32 = 2^10, scales 2^-127 and 2^-30: 2^-147, a float
+ *     subnormal. 2^-157 is below the smallest float, 2^-149: 0.
+ *   E5M2 2^-16 x 2^-16 = 2^-32, scales 2^-127 and 2^127, both ways round:
+ *     2^-32. 2^-32 * 2^-127, one scale at a time, is 0.
+ * And the handout's order (README §6): a = [448, 2^-6 x 31], b = [448,
+ * 0.5 x 31], scales 2^0, one block of 32: 448 * 448 = 200704 comes first,
+ * and each 2^-7 that follows is a tie at 200704 (a float's step there is
+ * 2^-6) that goes back to the even 200704; the small products added first
+ * would give 200704.25.
+ */
+static void check_dot_crafted(gr_mismatches *mm)
+{
+    static const struct {
+        fp8_format elem;
+        float a0, b0;
+        uint8_t sa, sb;
+        float want;
+    } t[] = {
+        {FP8_E4M3, 0.5f, 0.5f, 0xFE, 0x80, 0x1p126f},
+        {FP8_E4M3, 2.0f, 2.0f, 0xFE, 0x75, 0x1p119f},
+        {FP8_E4M3, 2.0f, 2.0f, 0x75, 0xFE, 0x1p119f},
+        {FP8_E4M3, 32.0f, 32.0f, 0x00, 0x61, 0x1p-147f},
+        {FP8_E5M2, 0x1p-16f, 0x1p-16f, 0x00, 0xFE, 0x1p-32f},
+        {FP8_E5M2, 0x1p-16f, 0x1p-16f, 0xFE, 0x00, 0x1p-32f},
+    };
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        uint8_t a[4] = {fp8_encode(t[k].a0, t[k].elem, true)};
+        uint8_t b[4] = {fp8_encode(t[k].b0, t[k].elem, true)};
+        float got = lab4_mx_dot(a, &t[k].sa, b, &t[k].sb, 4, 4, t[k].elem);
+        gr_expect(mm, stats_equal_exact(t[k].want, got),
+                  "lab4_mx_dot(a = {%s, 0, 0, 0}, scale %s; b = {%s, 0, 0, 0}, scale %s; n = 4, "
+                  "block 4, %s)\n  expected %s\n  got      %s",
+                  gr_f32(t[k].a0), e8m0_str(t[k].sa), gr_f32(t[k].b0), e8m0_str(t[k].sb),
+                  fp8_info(t[k].elem)->title, gr_f32(t[k].want), gr_f32(got));
+    }
+    uint8_t a[32], b[32], s = 0x7F;
+    for (size_t i = 0; i < 32; i++) {
+        a[i] = fp8_encode(i ? 0x1p-6f : 448.0f, FP8_E4M3, true);
+        b[i] = fp8_encode(i ? 0.5f : 448.0f, FP8_E4M3, true);
+    }
+    float got = lab4_mx_dot(a, &s, b, &s, 32, 32, FP8_E4M3);
+    gr_expect(mm, stats_equal_exact(200704.0f, got),
+              "lab4_mx_dot(a = [448, 2^-6 x 31], b = [448, 0.5 x 31], scales 2^0, block 32, "
+              "E4M3): the handout's order (README §6)\n  expected %s\n  got      %s",
+              gr_f32(200704.0f), gr_f32(got));
+}
+
 static void test_dot(void)
 {
     gr_mismatches m = {0};
-    check_dots(&m, "main", FP8_E4M3, 0);
-    check_dots(&m, "main", FP8_E2M1, 0);
-    check_dots(&m, "tail", FP8_E4M3, 0);
+    check_dots(&m, "main", FP8_E4M3, 0, 0, 16, 0, 16);
+    check_dots(&m, "main", FP8_E2M1, 0, 0, 16, 0, 16);
+    check_dots(&m, "tail", FP8_E4M3, 0, 0, 8, 0, 8);
+    /* Other block sizes: 16 (70 = 4 x 16 + 6), and the ends of the range,
+     * 1 and more than n. */
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 16, FP8_E4M3, LAB4_SCALE_FLOOR, 0, 0,
+                       3, 2, 3);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E2M3, LAB4_SCALE_CEIL, 0, 0, 2,
+                       5, 2);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E5M2, LAB4_SCALE_FLOOR, 0, 6,
+                       2, 1, 2);
+    npy_free(&t);
+    check_dot_crafted(&m);
     /* A NaN block scale on either side makes the product NaN. */
     uint8_t a[64] = {0x38}, s[2] = {0x7F, 0xFF}, sn[2] = {0x7F, 0x7F};
     float got = lab4_mx_dot(a, s, a, sn, 64, 32, FP8_E4M3);
@@ -555,11 +682,23 @@ static void test_dot(void)
     gr_finish(&m, "products");
 }
 
+/* m, n and k all different, and m < n, so that a row stride of m, or C
+ * written column by column, lands on the wrong elements of C (inside it);
+ * A and B different rows, so that C is not symmetric. */
 static void test_gemm(void)
 {
     gr_mismatches m = {0};
-    check_dots(&m, "main", FP8_E4M3, 1);
-    check_dots(&m, "tail", FP8_E4M3, 1);
+    check_dots(&m, "main", FP8_E4M3, 1, 0, 10, 4, 12);
+    check_dots(&m, "tail", FP8_E4M3, 1, 0, 3, 1, 7);
+    check_dots(&m, "main", FP8_E2M1, 1, 0, 5, 7, 9);
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 16, FP8_E4M3, LAB4_SCALE_CEIL, 1, 0, 3,
+                       3, 5);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E5M2, LAB4_SCALE_FLOOR, 1, 4,
+                       2, 0, 4);
+    npy_free(&t);
     gr_finish(&m, "products");
 }
 
