@@ -721,7 +721,10 @@ static void test_nvfp4_scale(void)
     expect_tensor_scale(&m, 0.0f, 1.0f);
     expect_tensor_scale(&m, INFINITY, 1.0f);
     expect_tensor_scale(&m, NAN, 1.0f);
+    expect_tensor_scale(&m, -INFINITY, 1.0f); /* infinite too */
+    expect_tensor_scale(&m, -0.0f, 1.0f);
     expect_tensor_scale(&m, 1e-36f, FLT_MAX); /* 2688 / 1e-36 overflows */
+    expect_tensor_scale(&m, 0x1p-149f, FLT_MAX); /* a float subnormal */
     /* One division, as lab4.h says: 0.21f is 14092861 x 2^-26, and
      * 2688 / 0.21f = 12800.0004 rounds to 12800 [0x46480000] (a float's step
      * is 2^-10 there). In two steps, 448 / 0.21f rounds to 2133.33350
@@ -826,6 +829,72 @@ static void check_nvfp4_crafted(gr_mismatches *m)
                   call, i, gr_f32(y[i]), gr_code(wy[i], FP8_E2M1), gr_code(cy[i], FP8_E2M1));
 }
 
+/*
+ * A 3 x 40 matrix, blocks of 16, 16 and 8 (a short last block), and its
+ * NVFP4 quantization with a tensor scale of 896 (a global amax of 3, as
+ * from an earlier step: two blocks exceed it), expected from the
+ * reference. S * (1/6) = 149.333344, and in every row:
+ *   block 0, columns 0..15: +-1, +-0.9375, ..., amax 1: 149.33 rounds to
+ *     the E4M3 144 (0x71);
+ *   block 2, columns 32..39: +-0.01 .. +-0.08, amax 0.08: 11.95 rounds to
+ *     12 (0x54). An amax over 16 elements from column 32 reads the next
+ *     row's +-1 and gives 0x71;
+ * and block 1, columns 16..31, multiples of 0.25 up to 1.5, but for
+ *   row 0: a 6 in column 20: 6 * 149.33 = 896, past E4M3's 448: the
+ *     saturating cast gives 448 (0x7e), the non-saturating one NaN (0x7f,
+ *     and then every code 0x00);
+ *   row 1: -inf in column 21: amax inf, block scale 448 (0x7e) again; k =
+ *     1 / (448 * (1/896)) = 2, and -inf * 2 is -6 (0x0f).
+ */
+static void nvfp4_crafted(float *x)
+{
+    for (size_t r = 0; r < 3; r++)
+        for (size_t c = 0; c < 40; c++) {
+            float v = c < 16 ? 1.0f - 0.0625f * (float)(c % 8)
+                    : c < 32 ? 0.25f * (float)(c % 7)
+                             : 0.01f * (float)(c - 31);
+            x[r * 40 + c] = c % 2 ? -v : v;
+        }
+    x[0 * 40 + 20] = 6.0f;
+    x[1 * 40 + 21] = -INFINITY;
+}
+
+/* The near end of the tensor scale's range: a 1 x 20 row whose amax is
+ * FLT_MAX, with the reference's tensor scale for it, 2688 / FLT_MAX. */
+static void nvfp4_huge(float *x)
+{
+    for (size_t c = 0; c < 20; c++)
+        x[c] = ldexpf(c % 2 ? -1.0f : 1.0f, 127 - (int)(c % 9));
+    x[7] = FLT_MAX;
+}
+
+/* lab4_nvfp4_quantize of x against the reference's. */
+static void check_nvfp4_ref(gr_mismatches *m, const char *what, const float *x, size_t rows,
+                            size_t cols, float ts)
+{
+    size_t nb = (cols + 15) / 16;
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    uint8_t *wc = xmalloc(rows * cols), *ws = xmalloc(rows * nb);
+    ref_lab4_nvfp4_quantize(x, rows, cols, ts, wc, ws);
+    memset(codes, 0xA5, rows * cols);
+    memset(scales, 0xA5, rows * nb);
+    lab4_nvfp4_quantize(x, rows, cols, ts, codes, scales);
+    for (size_t i = 0; i < rows * nb; i++)
+        gr_expect(m, ws[i] == scales[i],
+                  "lab4_nvfp4_quantize(%s, %zu x %zu, tensor scale %s)\n"
+                  "  block scale of row %zu, block %zu\n  expected %s\n  got      %s",
+                  what, rows, cols, gr_f32(ts), i / nb, i % nb, gr_code(ws[i], FP8_E4M3),
+                  gr_code(scales[i], FP8_E4M3));
+    for (size_t i = 0; i < rows * cols; i++)
+        gr_expect(m, wc[i] == codes[i],
+                  "lab4_nvfp4_quantize(%s, %zu x %zu, tensor scale %s)\n"
+                  "  row %zu, column %zu: x = %s, block scale %s\n  expected %s\n  got      %s",
+                  what, rows, cols, gr_f32(ts), i / cols, i % cols, gr_f32(x[i]),
+                  gr_code(ws[(i / cols) * nb + (i % cols) / 16], FP8_E4M3),
+                  gr_code(wc[i], FP8_E2M1), gr_code(codes[i], FP8_E2M1));
+    free(codes), free(scales), free(wc), free(ws);
+}
+
 static void test_nvfp4_quantize(void)
 {
     nv_golden g;
@@ -852,8 +921,58 @@ static void test_nvfp4_quantize(void)
                   gr_code(ws[(i / 256) * 16 + (i % 256) / 16], FP8_E4M3),
                   gr_code(wc[i], FP8_E2M1), gr_code(codes[i], FP8_E2M1));
     check_nvfp4_crafted(&m);
+    float y[3 * 40];
+    nvfp4_crafted(y);
+    check_nvfp4_ref(&m, "the crafted 3 x 40 matrix of grading/lab4/suite.c", y, 3, 40, 896.0f);
+    nvfp4_huge(y);
+    check_nvfp4_ref(&m, "the crafted 1 x 20 row of grading/lab4/suite.c", y, 1, 20,
+                    2688.0f / FLT_MAX);
     nv_free(&g);
     gr_finish(&m, "bytes");
+}
+
+/* lab4_nvfp4_dequantize of codes and scales against the reference's. */
+static void check_nvfp4_deq_ref(gr_mismatches *m, const char *what, const uint8_t *codes,
+                                const uint8_t *scales, size_t rows, size_t cols, float ts)
+{
+    size_t nb = (cols + 15) / 16;
+    float *want = xmalloc(rows * cols * sizeof(float)), *out = xmalloc(rows * cols * sizeof(float));
+    ref_lab4_nvfp4_dequantize(codes, scales, rows, cols, ts, want);
+    memset(out, 0xA5, rows * cols * sizeof(float));
+    lab4_nvfp4_dequantize(codes, scales, rows, cols, ts, out);
+    for (size_t i = 0; i < rows * cols; i++)
+        gr_expect(m, stats_equal_exact(want[i], out[i]),
+                  "lab4_nvfp4_dequantize(%s, %zu x %zu, tensor scale %s)\n"
+                  "  row %zu, column %zu: code %s, block scale %s\n  expected %s\n"
+                  "  got      %s",
+                  what, rows, cols, gr_f32(ts), i / cols, i % cols, gr_code(codes[i], FP8_E2M1),
+                  gr_code(scales[(i / cols) * nb + (i % cols) / 16], FP8_E4M3), gr_f32(want[i]),
+                  gr_f32(out[i]));
+    free(want), free(out);
+}
+
+/*
+ * The crafted matrices of nvfp4_quantize, quantized by the reference: a
+ * short last block in every row, and tensor scales of 896 and 2688 /
+ * FLT_MAX. In the 3 x 40 one, two block scales replaced: row 0's last
+ * block gets E4M3's NaN (0x7f), so its eight elements come back NaN; row
+ * 1's gets 0x00, so they come back as zeros, -0 for the negative codes
+ * ((-v * 0) * (1/S) = -0).
+ */
+static void check_nvfp4_deq_crafted(gr_mismatches *m)
+{
+    float x[3 * 40];
+    uint8_t codes[3 * 40], scales[3 * 3];
+    nvfp4_crafted(x);
+    ref_lab4_nvfp4_quantize(x, 3, 40, 896.0f, codes, scales);
+    scales[0 * 3 + 2] = 0x7F;
+    scales[1 * 3 + 2] = 0x00;
+    check_nvfp4_deq_ref(m, "the codes of the crafted 3 x 40 matrix, a NaN and a zero scale", codes,
+                        scales, 3, 40, 896.0f);
+    nvfp4_huge(x);
+    ref_lab4_nvfp4_quantize(x, 1, 20, 2688.0f / FLT_MAX, codes, scales);
+    check_nvfp4_deq_ref(m, "the codes of the crafted 1 x 20 row", codes, scales, 1, 20,
+                        2688.0f / FLT_MAX);
 }
 
 static void test_nvfp4_dequantize(void)
@@ -875,6 +994,7 @@ static void test_nvfp4_dequantize(void)
                   gr_f32(ts), i / 256, i % 256, gr_code(codes[i], FP8_E2M1),
                   gr_code(scales[(i / 256) * 16 + (i % 256) / 16], FP8_E4M3), gr_f32(w[i]),
                   gr_f32(out[i]));
+    check_nvfp4_deq_crafted(&m);
     nv_free(&g);
     gr_finish(&m, "values");
 }
