@@ -7,6 +7,11 @@
  * Each quantization test compares every scale byte and every element code
  * of a golden matrix; the dequantize, dot and GEMM tests start from the
  * golden codes and scales, so a wrong quantizer costs only its own tests.
+ * Where a test varies what the goldens hold fixed (block sizes 1 to 128;
+ * m, n and k all different; a short NVFP4 block; another tensor scale), it
+ * takes the codes, scales and expected outputs from the reference solution
+ * linked into the judge, or from values worked by hand. tests/lab4/CONTRACT.md
+ * lists every clause of lab4.h and the input here that exercises it.
  *
  * The goldens (made by grading/lab4/goldens.c from the reference solution)
  * and how they are checked independently: tests/lab4/.
