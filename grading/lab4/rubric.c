@@ -32,15 +32,15 @@ static const grader_test tests[] = {
     {"quantize_e5m2", 4, "MXFP8 E5M2", S5, 5, 0, "block_amax scale_floor"},
     {"quantize_fp6", 5, "MXFP6 E3M2 and E2M3", S5, 5, 0, "block_amax scale_floor"},
     {"quantize_fp4", 5, "MXFP4 E2M1, both rules", S5, 5, 0, "block_amax scale_floor scale_ceil"},
-    {"quantize_tail", 5, "short last blocks; block size 16", S5, 5, 0, "block_amax scale_floor scale_ceil"},
+    {"quantize_tail", 5, "short last blocks; blocks of 1 to 128", S5, 5, 0, "block_amax scale_floor scale_ceil"},
     {"quantize_special_blocks", 5, "zero, NaN, inf and tiny blocks", S4, 5, 0, "block_amax scale_special scale_floor scale_ceil"},
     {"hand_block", 5, "the handout's block, worked by hand", S3, 5, 0, "block_amax scale_floor scale_ceil"},
-    {"dequantize", 6, "decode times the block scale", S5, 5, 0, "e8m0_decode"},
-    {"dot", 6, "block-scaled dot products", S6, 5, 0, NULL},
-    {"gemm", 5, "block-scaled GEMM", S6, 5, 0, "dot"},
+    {"dequantize", 6, "decode times the block scale; any block", S5, 5, 0, "e8m0_decode"},
+    {"dot", 6, "block-scaled dot products; extreme scales", S6, 5, 0, NULL},
+    {"gemm", 5, "block-scaled GEMM; m, n and k different", S6, 5, 0, "dot"},
     {"nvfp4_scale", 3, "the per-tensor scale", S7, 5, 0, NULL},
-    {"nvfp4_quantize", 4, "NVFP4 block scales and codes", S7, 5, 0, "block_amax"},
-    {"nvfp4_dequantize", 4, "NVFP4 decoding", S7, 5, 0, NULL},
+    {"nvfp4_quantize", 4, "NVFP4 block scales and codes; short blocks", S7, 5, 0, "block_amax"},
+    {"nvfp4_dequantize", 4, "NVFP4 decoding; NaN and zero scales", S7, 5, 0, NULL},
 };
 
 /* The course's codec; its MX library is what lab4 asks for. */

@@ -7,6 +7,11 @@
  * Each quantization test compares every scale byte and every element code
  * of a golden matrix; the dequantize, dot and GEMM tests start from the
  * golden codes and scales, so a wrong quantizer costs only its own tests.
+ * Where a test varies what the goldens hold fixed (block sizes 1 to 128;
+ * m, n and k all different; a short NVFP4 block; another tensor scale), it
+ * takes the codes, scales and expected outputs from the reference solution
+ * linked into the judge, or from values worked by hand. tests/lab4/CONTRACT.md
+ * lists every clause of lab4.h and the input here that exercises it.
  *
  * The goldens (made by grading/lab4/goldens.c from the reference solution)
  * and how they are checked independently: tests/lab4/.
@@ -22,6 +27,17 @@
 
 static const fp8_format elems[5] = {FP8_E4M3, FP8_E5M2, FP8_E3M2, FP8_E2M3, FP8_E2M1};
 static const char *const rule_names[2] = {"LAB4_SCALE_FLOOR", "LAB4_SCALE_CEIL"};
+
+/* The reference solution, linked in as ref_* (suite.h, gr_seed): the
+ * expected outputs of the hidden inputs, and of the crafted inputs that
+ * vary a parameter the goldens hold fixed (a block size, m != n != k, a
+ * tensor scale, a short NVFP4 block). */
+extern __typeof__(lab4_mx_quantize) ref_lab4_mx_quantize;
+extern __typeof__(lab4_mx_dequantize) ref_lab4_mx_dequantize;
+extern __typeof__(lab4_mx_dot) ref_lab4_mx_dot;
+extern __typeof__(lab4_mx_gemm) ref_lab4_mx_gemm;
+extern __typeof__(lab4_nvfp4_quantize) ref_lab4_nvfp4_quantize;
+extern __typeof__(lab4_nvfp4_dequantize) ref_lab4_nvfp4_dequantize;
 
 static void *xmalloc(size_t n)
 {
@@ -82,6 +98,10 @@ static void test_block_amax(void)
     const float e[] = {-0.0f, 0.0f};
     expect_amax(&m, e, 2, 0.0f, "{-0, 0}");
     expect_amax(&m, a, 0, 0.0f, "n = 0");
+    /* An infinity before a NaN: still NaN (lab4.h: NaN when any element
+     * is NaN), not the INFINITY seen first. */
+    const float f[] = {2.0f, INFINITY, -1.0f, NAN};
+    expect_amax(&m, f, 4, NAN, "{2, inf, -1, NaN}");
 
     /* Every block of the main golden matrix. */
     npy_array x;
@@ -247,8 +267,24 @@ static void check_quantize(gr_mismatches *m, const char *set, fp8_format elem, i
     mx_free(&g);
 }
 
-/* The reference solution, linked in as ref_* (suite.h, gr_seed). */
-extern __typeof__(lab4_mx_quantize) ref_lab4_mx_quantize;
+/* Quantizes x (rows x cols) with the reference solution and with the
+ * student's, and compares every scale and code; `what` names x. */
+static void check_quantize_ref(gr_mismatches *m, const char *what, const float *x, size_t rows,
+                               size_t cols, size_t block, fp8_format elem, int rule)
+{
+    size_t nb = (cols + block - 1) / block;
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    uint8_t *wc = xmalloc(rows * cols), *ws = xmalloc(rows * nb);
+    ref_lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, wc, ws);
+    memset(codes, 0xA5, rows * cols);
+    memset(scales, 0xA5, rows * nb);
+    lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, codes, scales);
+    char call[256];
+    snprintf(call, sizeof call, "lab4_mx_quantize(%s, %zu x %zu, block %zu, %s, %s)", what, rows,
+             cols, block, fp8_info(elem)->title, rule_names[rule]);
+    compare_quantize(m, call, x, rows, cols, block, elem, wc, ws, codes, scales);
+    free(codes), free(scales), free(wc), free(ws);
+}
 
 /* Hidden inputs (./grader --seed): a matrix drawn from the seed, of the
  * same kind as the public main matrix (rows of magnitudes around 2^-30 to
@@ -318,12 +354,38 @@ static void test_quantize_fp4(void)
     gr_finish(&m, "bytes");
 }
 
+/*
+ * A short last block whose row ends below the next row's start: 3 x 40 in
+ * blocks of 32 and 8, E4M3, floor. Columns 0..31 are +-64 = 2^6: scale
+ * 2^(6 - 8) (0x7d), codes +-256 (0x78, 0xf8). Columns 32..39 are +-0.5 =
+ * 2^-1: scale 2^-9 (0x76), codes +-256 again. An amax taken over 32
+ * elements from column 32 reads 24 of the next row's 64s (rows 0 and 1):
+ * scale 0x7d, and +-0.5 / 2^-2 = +-2 (0x40, 0xc0).
+ */
+static void check_quantize_past_tail(gr_mismatches *m)
+{
+    float x[3 * 40];
+    for (size_t i = 0; i < 3 * 40; i++)
+        x[i] = (i % 40 < 32 ? 64.0f : 0.5f) * (i % 2 ? -1.0f : 1.0f);
+    check_quantize_ref(m, "the crafted +-64, +-0.5 matrix of grading/lab4/suite.c", x, 3, 40, 32,
+                       FP8_E4M3, LAB4_SCALE_FLOOR);
+}
+
 static void test_quantize_tail(void)
 {
     gr_mismatches m = {0};
     check_quantize(&m, "tail", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
     check_quantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL, 32);
     check_quantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 16);
+    /* The ends of block's range: 1 (a scale per element) and more than
+     * cols (one short block per row, 70 of 128). */
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_quantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E4M3, LAB4_SCALE_FLOOR);
+    check_quantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E4M3, LAB4_SCALE_CEIL);
+    npy_free(&t);
+    check_quantize_past_tail(&m);
     gr_finish(&m, "bytes");
 }
 
@@ -376,43 +438,82 @@ static void test_hand_block(void)
 
 /* ---- dequantize, dot, GEMM ------------------------------------------------------------ */
 
-static void check_dequantize(gr_mismatches *m, const char *set, fp8_format elem, int rule)
+/* lab4_mx_dequantize of codes and scales (rows x cols in blocks of `block`)
+ * against want; `what` names them. */
+static void compare_dequantize(gr_mismatches *m, const char *what, const uint8_t *codes,
+                               const uint8_t *scales, size_t rows, size_t cols, size_t block,
+                               fp8_format elem, const float *want)
 {
-    mx_golden g;
-    mx_load(&g, set, elem, rule, 32);
-    float *out = xmalloc(g.rows * g.cols * sizeof(float));
-    memset(out, 0xA5, g.rows * g.cols * sizeof(float));
-    lab4_mx_dequantize(g.codes.data, g.scales.data, g.rows, g.cols, 32, elem, out);
-    const float *want = g.deq.data;
-    const uint8_t *codes = g.codes.data, *scales = g.scales.data;
-    for (size_t i = 0; i < g.rows * g.cols; i++) {
-        size_t r = i / g.cols, c = i % g.cols;
+    size_t nb = (cols + block - 1) / block;
+    float *out = xmalloc(rows * cols * sizeof(float));
+    memset(out, 0xA5, rows * cols * sizeof(float));
+    lab4_mx_dequantize(codes, scales, rows, cols, block, elem, out);
+    for (size_t i = 0; i < rows * cols; i++) {
+        size_t r = i / cols, c = i % cols;
         gr_expect(m, stats_equal_exact(want[i], out[i]),
-                  "lab4_mx_dequantize(mx_%s_%s_%s_b32 codes and scales)\n"
+                  "lab4_mx_dequantize(%s, %zu x %zu, block %zu, %s)\n"
                   "  row %zu, column %zu: code %s, block scale %s\n"
                   "  expected %s\n  got      %s",
-                  set, fp8_info(elem)->name, rule == 0 ? "floor" : "ceil", r, c,
-                  gr_code(codes[i], elem), e8m0_str(scales[r * g.nb + c / 32]), gr_f32(want[i]),
-                  gr_f32(out[i]));
+                  what, rows, cols, block, fp8_info(elem)->title, r, c, gr_code(codes[i], elem),
+                  e8m0_str(scales[r * nb + c / block]), gr_f32(want[i]), gr_f32(out[i]));
     }
     free(out);
+}
+
+static void check_dequantize(gr_mismatches *m, const char *set, fp8_format elem, int rule,
+                             size_t block)
+{
+    mx_golden g;
+    mx_load(&g, set, elem, rule, block);
+    char what[128];
+    snprintf(what, sizeof what, "mx_%s_%s_%s_b%zu codes and scales", set, fp8_info(elem)->name,
+             rule == 0 ? "floor" : "ceil", block);
+    compare_dequantize(m, what, g.codes.data, g.scales.data, g.rows, g.cols, block, elem,
+                       g.deq.data);
     mx_free(&g);
+}
+
+/* The reference's quantization of x, dequantized by the reference and by
+ * the student's. */
+static void check_dequantize_ref(gr_mismatches *m, const char *what, const float *x, size_t rows,
+                                 size_t cols, size_t block, fp8_format elem, int rule)
+{
+    size_t nb = (cols + block - 1) / block;
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    float *want = xmalloc(rows * cols * sizeof(float));
+    ref_lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, codes, scales);
+    ref_lab4_mx_dequantize(codes, scales, rows, cols, block, elem, want);
+    char name[160];
+    snprintf(name, sizeof name, "the %s quantization of %s", rule_names[rule], what);
+    compare_dequantize(m, name, codes, scales, rows, cols, block, elem, want);
+    free(codes), free(scales), free(want);
 }
 
 static void test_dequantize(void)
 {
     gr_mismatches m = {0};
-    check_dequantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR);
-    check_dequantize(&m, "main", FP8_E3M2, LAB4_SCALE_FLOOR);
-    check_dequantize(&m, "main", FP8_E2M1, LAB4_SCALE_CEIL);
-    check_dequantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL);
-    check_dequantize(&m, "special", FP8_E4M3, LAB4_SCALE_FLOOR);
+    check_dequantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
+    check_dequantize(&m, "main", FP8_E3M2, LAB4_SCALE_FLOOR, 32);
+    check_dequantize(&m, "main", FP8_E2M1, LAB4_SCALE_CEIL, 32);
+    check_dequantize(&m, "tail", FP8_E4M3, LAB4_SCALE_CEIL, 32);
+    check_dequantize(&m, "special", FP8_E4M3, LAB4_SCALE_FLOOR, 32);
+    check_dequantize(&m, "main", FP8_E4M3, LAB4_SCALE_FLOOR, 16);
+    /* The ends of block's range, and the other two formats. */
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_dequantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E5M2, LAB4_SCALE_FLOOR);
+    check_dequantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E2M3, LAB4_SCALE_CEIL);
+    npy_free(&t);
     gr_finish(&m, "values");
 }
 
-/* Every row of a golden quantization against every row, by lab4_mx_dot
- * (use_gemm 0) or as one lab4_mx_gemm (1). */
-static void check_dots(gr_mismatches *m, const char *set, fp8_format elem, int use_gemm)
+/* Rows i0 .. i0 + m - 1 of a golden quantization (floor, blocks of 32) as A
+ * and rows j0 .. j0 + n - 1 as B, by lab4_mx_dot (use_gemm 0) or as one
+ * lab4_mx_gemm with those rows as bt (1), against dot_<set>_<elem>.npy, the
+ * dot product of every row with every row. */
+static void check_dots(gr_mismatches *mm, const char *set, fp8_format elem, int use_gemm,
+                       size_t i0, size_t m, size_t j0, size_t n)
 {
     mx_golden g;
     mx_load(&g, set, elem, LAB4_SCALE_FLOOR, 32);
@@ -421,36 +522,160 @@ static void check_dots(gr_mismatches *m, const char *set, fp8_format elem, int u
     snprintf(name, sizeof name, "dot_%s_%s.npy", set, fp8_info(elem)->name);
     size_t shape[2] = {g.rows, g.rows};
     gr_golden(name, NPY_F32, 2, shape, &want);
+    ck_assert(i0 + m <= g.rows && j0 + n <= g.rows);
     const uint8_t *codes = g.codes.data, *scales = g.scales.data;
-    float *got = xmalloc(g.rows * g.rows * sizeof(float));
-    memset(got, 0xA5, g.rows * g.rows * sizeof(float));
+    const uint8_t *a = codes + i0 * g.cols, *sa = scales + i0 * g.nb;
+    const uint8_t *b = codes + j0 * g.cols, *sb = scales + j0 * g.nb;
+    float *got = xmalloc(m * n * sizeof(float));
+    memset(got, 0xA5, m * n * sizeof(float));
     if (use_gemm)
-        lab4_mx_gemm(codes, scales, codes, scales, g.rows, g.rows, g.cols, 32, elem, got);
+        lab4_mx_gemm(a, sa, b, sb, m, n, g.cols, 32, elem, got);
     else
-        for (size_t i = 0; i < g.rows; i++)
-            for (size_t j = 0; j < g.rows; j++)
-                got[i * g.rows + j] = lab4_mx_dot(codes + i * g.cols, scales + i * g.nb,
-                                                  codes + j * g.cols, scales + j * g.nb,
-                                                  g.cols, 32, elem);
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                got[i * n + j] = lab4_mx_dot(a + i * g.cols, sa + i * g.nb, b + j * g.cols,
+                                             sb + j * g.nb, g.cols, 32, elem);
     const float *w = want.data;
-    for (size_t i = 0; i < g.rows * g.rows; i++)
-        gr_expect(m, stats_equal_exact(w[i], got[i]),
-                  "%s of mx_%s_%s_floor_b32: rows %zu and %zu (%zu elements)\n"
-                  "  expected %s\n  got      %s",
-                  use_gemm ? "lab4_mx_gemm (A and bt both that matrix)" : "lab4_mx_dot", set,
-                  fp8_info(elem)->name, i / g.rows, i % g.rows, g.cols, gr_f32(w[i]),
-                  gr_f32(got[i]));
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            float wij = w[(i0 + i) * g.rows + j0 + j];
+            if (use_gemm)
+                gr_expect(mm, stats_equal_exact(wij, got[i * n + j]),
+                          "lab4_mx_gemm(A = rows %zu..%zu of mx_%s_%s_floor_b32, bt = rows "
+                          "%zu..%zu: m = %zu, n = %zu, k = %zu)\n  c[%zu * %zu + %zu]\n"
+                          "  expected %s\n  got      %s",
+                          i0, i0 + m - 1, set, fp8_info(elem)->name, j0, j0 + n - 1, m, n,
+                          g.cols, i, n, j, gr_f32(wij), gr_f32(got[i * n + j]));
+            else
+                gr_expect(mm, stats_equal_exact(wij, got[i * n + j]),
+                          "lab4_mx_dot of mx_%s_%s_floor_b32: rows %zu and %zu (%zu elements)\n"
+                          "  expected %s\n  got      %s",
+                          set, fp8_info(elem)->name, i0 + i, j0 + j, g.cols, gr_f32(wij),
+                          gr_f32(got[i * n + j]));
+        }
     free(got);
     npy_free(&want);
     mx_free(&g);
 }
 
+/* As check_dots, on the reference's quantization of x (rows x cols) in
+ * blocks of `block`, against the reference's dot products. */
+static void check_products_ref(gr_mismatches *mm, const char *what, const float *x, size_t rows,
+                               size_t cols, size_t block, fp8_format elem, int rule,
+                               int use_gemm, size_t i0, size_t m, size_t j0, size_t n)
+{
+    size_t nb = (cols + block - 1) / block;
+    ck_assert(i0 + m <= rows && j0 + n <= rows);
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    ref_lab4_mx_quantize(x, rows, cols, block, elem, (lab4_scale_rule)rule, codes, scales);
+    const uint8_t *a = codes + i0 * cols, *sa = scales + i0 * nb;
+    const uint8_t *b = codes + j0 * cols, *sb = scales + j0 * nb;
+    float *want = xmalloc(m * n * sizeof(float)), *got = xmalloc(m * n * sizeof(float));
+    ref_lab4_mx_gemm(a, sa, b, sb, m, n, cols, block, elem, want);
+    memset(got, 0xA5, m * n * sizeof(float));
+    if (use_gemm)
+        lab4_mx_gemm(a, sa, b, sb, m, n, cols, block, elem, got);
+    else
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                got[i * n + j] = lab4_mx_dot(a + i * cols, sa + i * nb, b + j * cols,
+                                             sb + j * nb, cols, block, elem);
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            float w = want[i * n + j], v = got[i * n + j];
+            if (use_gemm)
+                gr_expect(mm, stats_equal_exact(w, v),
+                          "lab4_mx_gemm(A = rows %zu..%zu, bt = rows %zu..%zu of the %s %s "
+                          "quantization of %s in blocks of %zu: m = %zu, n = %zu, k = %zu)\n"
+                          "  c[%zu * %zu + %zu]\n  expected %s\n  got      %s",
+                          i0, i0 + m - 1, j0, j0 + n - 1, fp8_info(elem)->title,
+                          rule_names[rule], what, block, m, n, cols, i, n, j, gr_f32(w),
+                          gr_f32(v));
+            else
+                gr_expect(mm, stats_equal_exact(w, v),
+                          "lab4_mx_dot of the %s %s quantization of %s in blocks of %zu: rows "
+                          "%zu and %zu (%zu elements)\n  expected %s\n  got      %s",
+                          fp8_info(elem)->title, rule_names[rule], what, block, i0 + i, j0 + j,
+                          cols, gr_f32(w), gr_f32(v));
+        }
+    free(codes), free(scales), free(want), free(got);
+}
+
+/*
+ * Crafted dot products, worked by hand. Each pair is one block of 4, its
+ * first elements a0 and b0, the rest zeros, so part = a0 * b0 exactly.
+ * At the ends of E8M0's range, ldexpf(part, ea + eb) (lab4.h) is the only
+ * way of applying the scales that stays exact:
+ *   E4M3 0.5 x 0.5 = 2^-2, scales 2^127 and 2^1: 2^126. 2^128 itself is no
+ *     float, so part * 2^(ea + eb) is inf.
+ *   E4M3 2 x 2 = 2^2, scales 2^127 and 2^-10, both ways round: 2^119.
+ *     part * 2^127, one scale at a time, overflows to inf first.
+ *   E4M3 32 x 32 = 2^10, scales 2^-127 and 2^-30: 2^-147, a float
+ *     subnormal. 2^-157 is below the smallest float, 2^-149: 0.
+ *   E5M2 2^-16 x 2^-16 = 2^-32, scales 2^-127 and 2^127, both ways round:
+ *     2^-32. 2^-32 * 2^-127, one scale at a time, is 0.
+ * And the handout's order (README §6): a = [448, 2^-6 x 31], b = [448,
+ * 0.5 x 31], scales 2^0, one block of 32: 448 * 448 = 200704 comes first,
+ * and each 2^-7 that follows is a tie at 200704 (a float's step there is
+ * 2^-6) that goes back to the even 200704; the small products added first
+ * would give 200704.25.
+ */
+static void check_dot_crafted(gr_mismatches *mm)
+{
+    static const struct {
+        fp8_format elem;
+        float a0, b0;
+        uint8_t sa, sb;
+        float want;
+    } t[] = {
+        {FP8_E4M3, 0.5f, 0.5f, 0xFE, 0x80, 0x1p126f},
+        {FP8_E4M3, 2.0f, 2.0f, 0xFE, 0x75, 0x1p119f},
+        {FP8_E4M3, 2.0f, 2.0f, 0x75, 0xFE, 0x1p119f},
+        {FP8_E4M3, 32.0f, 32.0f, 0x00, 0x61, 0x1p-147f},
+        {FP8_E5M2, 0x1p-16f, 0x1p-16f, 0x00, 0xFE, 0x1p-32f},
+        {FP8_E5M2, 0x1p-16f, 0x1p-16f, 0xFE, 0x00, 0x1p-32f},
+    };
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        uint8_t a[4] = {fp8_encode(t[k].a0, t[k].elem, true)};
+        uint8_t b[4] = {fp8_encode(t[k].b0, t[k].elem, true)};
+        float got = lab4_mx_dot(a, &t[k].sa, b, &t[k].sb, 4, 4, t[k].elem);
+        gr_expect(mm, stats_equal_exact(t[k].want, got),
+                  "lab4_mx_dot(a = {%s, 0, 0, 0}, scale %s; b = {%s, 0, 0, 0}, scale %s; n = 4, "
+                  "block 4, %s)\n  expected %s\n  got      %s",
+                  gr_f32(t[k].a0), e8m0_str(t[k].sa), gr_f32(t[k].b0), e8m0_str(t[k].sb),
+                  fp8_info(t[k].elem)->title, gr_f32(t[k].want), gr_f32(got));
+    }
+    uint8_t a[32], b[32], s = 0x7F;
+    for (size_t i = 0; i < 32; i++) {
+        a[i] = fp8_encode(i ? 0x1p-6f : 448.0f, FP8_E4M3, true);
+        b[i] = fp8_encode(i ? 0.5f : 448.0f, FP8_E4M3, true);
+    }
+    float got = lab4_mx_dot(a, &s, b, &s, 32, 32, FP8_E4M3);
+    gr_expect(mm, stats_equal_exact(200704.0f, got),
+              "lab4_mx_dot(a = [448, 2^-6 x 31], b = [448, 0.5 x 31], scales 2^0, block 32, "
+              "E4M3): the handout's order (README §6)\n  expected %s\n  got      %s",
+              gr_f32(200704.0f), gr_f32(got));
+}
+
 static void test_dot(void)
 {
     gr_mismatches m = {0};
-    check_dots(&m, "main", FP8_E4M3, 0);
-    check_dots(&m, "main", FP8_E2M1, 0);
-    check_dots(&m, "tail", FP8_E4M3, 0);
+    check_dots(&m, "main", FP8_E4M3, 0, 0, 16, 0, 16);
+    check_dots(&m, "main", FP8_E2M1, 0, 0, 16, 0, 16);
+    check_dots(&m, "tail", FP8_E4M3, 0, 0, 8, 0, 8);
+    /* Other block sizes: 16 (70 = 4 x 16 + 6), and the ends of the range,
+     * 1 and more than n. */
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 16, FP8_E4M3, LAB4_SCALE_FLOOR, 0, 0,
+                       3, 2, 3);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E2M3, LAB4_SCALE_CEIL, 0, 0, 2,
+                       5, 2);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E5M2, LAB4_SCALE_FLOOR, 0, 6,
+                       2, 1, 2);
+    npy_free(&t);
+    check_dot_crafted(&m);
     /* A NaN block scale on either side makes the product NaN. */
     uint8_t a[64] = {0x38}, s[2] = {0x7F, 0xFF}, sn[2] = {0x7F, 0x7F};
     float got = lab4_mx_dot(a, s, a, sn, 64, 32, FP8_E4M3);
@@ -462,11 +687,23 @@ static void test_dot(void)
     gr_finish(&m, "products");
 }
 
+/* m, n and k all different, and m < n, so that a row stride of m, or C
+ * written column by column, lands on the wrong elements of C (inside it);
+ * A and B different rows, so that C is not symmetric. */
 static void test_gemm(void)
 {
     gr_mismatches m = {0};
-    check_dots(&m, "main", FP8_E4M3, 1);
-    check_dots(&m, "tail", FP8_E4M3, 1);
+    check_dots(&m, "main", FP8_E4M3, 1, 0, 10, 4, 12);
+    check_dots(&m, "tail", FP8_E4M3, 1, 0, 3, 1, 7);
+    check_dots(&m, "main", FP8_E2M1, 1, 0, 5, 7, 9);
+    npy_array t;
+    size_t shape[2] = {8, 70};
+    gr_golden("mx_tail_x.npy", NPY_F32, 2, shape, &t);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 16, FP8_E4M3, LAB4_SCALE_CEIL, 1, 0, 3,
+                       3, 5);
+    check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E5M2, LAB4_SCALE_FLOOR, 1, 4,
+                       2, 0, 4);
+    npy_free(&t);
     gr_finish(&m, "products");
 }
 
@@ -489,7 +726,10 @@ static void test_nvfp4_scale(void)
     expect_tensor_scale(&m, 0.0f, 1.0f);
     expect_tensor_scale(&m, INFINITY, 1.0f);
     expect_tensor_scale(&m, NAN, 1.0f);
+    expect_tensor_scale(&m, -INFINITY, 1.0f); /* infinite too */
+    expect_tensor_scale(&m, -0.0f, 1.0f);
     expect_tensor_scale(&m, 1e-36f, FLT_MAX); /* 2688 / 1e-36 overflows */
+    expect_tensor_scale(&m, 0x1p-149f, FLT_MAX); /* a float subnormal */
     /* One division, as lab4.h says: 0.21f is 14092861 x 2^-26, and
      * 2688 / 0.21f = 12800.0004 rounds to 12800 [0x46480000] (a float's step
      * is 2^-10 there). In two steps, 448 / 0.21f rounds to 2133.33350
@@ -594,6 +834,72 @@ static void check_nvfp4_crafted(gr_mismatches *m)
                   call, i, gr_f32(y[i]), gr_code(wy[i], FP8_E2M1), gr_code(cy[i], FP8_E2M1));
 }
 
+/*
+ * A 3 x 40 matrix, blocks of 16, 16 and 8 (a short last block), and its
+ * NVFP4 quantization with a tensor scale of 896 (a global amax of 3, as
+ * from an earlier step: two blocks exceed it), expected from the
+ * reference. S * (1/6) = 149.333344, and in every row:
+ *   block 0, columns 0..15: +-1, +-0.9375, ..., amax 1: 149.33 rounds to
+ *     the E4M3 144 (0x71);
+ *   block 2, columns 32..39: +-0.01 .. +-0.08, amax 0.08: 11.95 rounds to
+ *     12 (0x54). An amax over 16 elements from column 32 reads the next
+ *     row's +-1 and gives 0x71;
+ * and block 1, columns 16..31, multiples of 0.25 up to 1.5, but for
+ *   row 0: a 6 in column 20: 6 * 149.33 = 896, past E4M3's 448: the
+ *     saturating cast gives 448 (0x7e), the non-saturating one NaN (0x7f,
+ *     and then every code 0x00);
+ *   row 1: -inf in column 21: amax inf, block scale 448 (0x7e) again; k =
+ *     1 / (448 * (1/896)) = 2, and -inf * 2 is -6 (0x0f).
+ */
+static void nvfp4_crafted(float *x)
+{
+    for (size_t r = 0; r < 3; r++)
+        for (size_t c = 0; c < 40; c++) {
+            float v = c < 16 ? 1.0f - 0.0625f * (float)(c % 8)
+                    : c < 32 ? 0.25f * (float)(c % 7)
+                             : 0.01f * (float)(c - 31);
+            x[r * 40 + c] = c % 2 ? -v : v;
+        }
+    x[0 * 40 + 20] = 6.0f;
+    x[1 * 40 + 21] = -INFINITY;
+}
+
+/* The near end of the tensor scale's range: a 1 x 20 row whose amax is
+ * FLT_MAX, with the reference's tensor scale for it, 2688 / FLT_MAX. */
+static void nvfp4_huge(float *x)
+{
+    for (size_t c = 0; c < 20; c++)
+        x[c] = ldexpf(c % 2 ? -1.0f : 1.0f, 127 - (int)(c % 9));
+    x[7] = FLT_MAX;
+}
+
+/* lab4_nvfp4_quantize of x against the reference's. */
+static void check_nvfp4_ref(gr_mismatches *m, const char *what, const float *x, size_t rows,
+                            size_t cols, float ts)
+{
+    size_t nb = (cols + 15) / 16;
+    uint8_t *codes = xmalloc(rows * cols), *scales = xmalloc(rows * nb);
+    uint8_t *wc = xmalloc(rows * cols), *ws = xmalloc(rows * nb);
+    ref_lab4_nvfp4_quantize(x, rows, cols, ts, wc, ws);
+    memset(codes, 0xA5, rows * cols);
+    memset(scales, 0xA5, rows * nb);
+    lab4_nvfp4_quantize(x, rows, cols, ts, codes, scales);
+    for (size_t i = 0; i < rows * nb; i++)
+        gr_expect(m, ws[i] == scales[i],
+                  "lab4_nvfp4_quantize(%s, %zu x %zu, tensor scale %s)\n"
+                  "  block scale of row %zu, block %zu\n  expected %s\n  got      %s",
+                  what, rows, cols, gr_f32(ts), i / nb, i % nb, gr_code(ws[i], FP8_E4M3),
+                  gr_code(scales[i], FP8_E4M3));
+    for (size_t i = 0; i < rows * cols; i++)
+        gr_expect(m, wc[i] == codes[i],
+                  "lab4_nvfp4_quantize(%s, %zu x %zu, tensor scale %s)\n"
+                  "  row %zu, column %zu: x = %s, block scale %s\n  expected %s\n  got      %s",
+                  what, rows, cols, gr_f32(ts), i / cols, i % cols, gr_f32(x[i]),
+                  gr_code(ws[(i / cols) * nb + (i % cols) / 16], FP8_E4M3),
+                  gr_code(wc[i], FP8_E2M1), gr_code(codes[i], FP8_E2M1));
+    free(codes), free(scales), free(wc), free(ws);
+}
+
 static void test_nvfp4_quantize(void)
 {
     nv_golden g;
@@ -620,8 +926,58 @@ static void test_nvfp4_quantize(void)
                   gr_code(ws[(i / 256) * 16 + (i % 256) / 16], FP8_E4M3),
                   gr_code(wc[i], FP8_E2M1), gr_code(codes[i], FP8_E2M1));
     check_nvfp4_crafted(&m);
+    float y[3 * 40];
+    nvfp4_crafted(y);
+    check_nvfp4_ref(&m, "the crafted 3 x 40 matrix of grading/lab4/suite.c", y, 3, 40, 896.0f);
+    nvfp4_huge(y);
+    check_nvfp4_ref(&m, "the crafted 1 x 20 row of grading/lab4/suite.c", y, 1, 20,
+                    2688.0f / FLT_MAX);
     nv_free(&g);
     gr_finish(&m, "bytes");
+}
+
+/* lab4_nvfp4_dequantize of codes and scales against the reference's. */
+static void check_nvfp4_deq_ref(gr_mismatches *m, const char *what, const uint8_t *codes,
+                                const uint8_t *scales, size_t rows, size_t cols, float ts)
+{
+    size_t nb = (cols + 15) / 16;
+    float *want = xmalloc(rows * cols * sizeof(float)), *out = xmalloc(rows * cols * sizeof(float));
+    ref_lab4_nvfp4_dequantize(codes, scales, rows, cols, ts, want);
+    memset(out, 0xA5, rows * cols * sizeof(float));
+    lab4_nvfp4_dequantize(codes, scales, rows, cols, ts, out);
+    for (size_t i = 0; i < rows * cols; i++)
+        gr_expect(m, stats_equal_exact(want[i], out[i]),
+                  "lab4_nvfp4_dequantize(%s, %zu x %zu, tensor scale %s)\n"
+                  "  row %zu, column %zu: code %s, block scale %s\n  expected %s\n"
+                  "  got      %s",
+                  what, rows, cols, gr_f32(ts), i / cols, i % cols, gr_code(codes[i], FP8_E2M1),
+                  gr_code(scales[(i / cols) * nb + (i % cols) / 16], FP8_E4M3), gr_f32(want[i]),
+                  gr_f32(out[i]));
+    free(want), free(out);
+}
+
+/*
+ * The crafted matrices of nvfp4_quantize, quantized by the reference: a
+ * short last block in every row, and tensor scales of 896 and 2688 /
+ * FLT_MAX. In the 3 x 40 one, two block scales replaced: row 0's last
+ * block gets E4M3's NaN (0x7f), so its eight elements come back NaN; row
+ * 1's gets 0x00, so they come back as zeros, -0 for the negative codes
+ * ((-v * 0) * (1/S) = -0).
+ */
+static void check_nvfp4_deq_crafted(gr_mismatches *m)
+{
+    float x[3 * 40];
+    uint8_t codes[3 * 40], scales[3 * 3];
+    nvfp4_crafted(x);
+    ref_lab4_nvfp4_quantize(x, 3, 40, 896.0f, codes, scales);
+    scales[0 * 3 + 2] = 0x7F;
+    scales[1 * 3 + 2] = 0x00;
+    check_nvfp4_deq_ref(m, "the codes of the crafted 3 x 40 matrix, a NaN and a zero scale", codes,
+                        scales, 3, 40, 896.0f);
+    nvfp4_huge(x);
+    ref_lab4_nvfp4_quantize(x, 1, 20, 2688.0f / FLT_MAX, codes, scales);
+    check_nvfp4_deq_ref(m, "the codes of the crafted 1 x 20 row", codes, scales, 1, 20,
+                        2688.0f / FLT_MAX);
 }
 
 static void test_nvfp4_dequantize(void)
@@ -643,6 +999,7 @@ static void test_nvfp4_dequantize(void)
                   gr_f32(ts), i / 256, i % 256, gr_code(codes[i], FP8_E2M1),
                   gr_code(scales[(i / 256) * 16 + (i % 256) / 16], FP8_E4M3), gr_f32(w[i]),
                   gr_f32(out[i]));
+    check_nvfp4_deq_crafted(&m);
     nv_free(&g);
     gr_finish(&m, "values");
 }
