@@ -377,8 +377,12 @@ static void test_scaled_cast(void)
 extern __typeof__(lab1_scaled_cast) ref_lab1_scaled_cast;
 
 /* Hidden inputs (./grader --seed): HIDDEN_CASTS tensors drawn from the seed
- * (magnitudes over 24 binades, a few zeros, NaNs and infinities) and a scale
- * each, cast to both formats; bytes and counts against the reference. */
+ * (magnitudes over 24 binades, a few zeros, NaNs, infinities and float
+ * subnormals) and a scale each, cast to both formats; bytes and counts
+ * against the reference. The last tensor's scale is drawn from [2^-150,
+ * 2^-138), subnormal scales among them, so that every finite nonzero element
+ * flushes and the smaller products underflow in float itself (y == 0 for an
+ * x that is not). */
 #define HIDDEN_CASTS 8
 #define HIDDEN_N 1024
 static void check_cast_hidden(gr_mismatches *m)
@@ -388,14 +392,16 @@ static void check_cast_hidden(gr_mismatches *m)
         return;
     static float x[HIDDEN_N];
     static uint8_t q[HIDDEN_N], want[HIDDEN_N];
-    static const float special[4] = {0.0f, -0.0f, NAN, INFINITY};
+    static const float special[7] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 0x1p-140f,
+                                     -0x1p-149f};
     for (int t = 0; t < HIDDEN_CASTS; t++) {
         for (size_t i = 0; i < HIDDEN_N; i++) {
             x[i] = gr_hidden_float(&rng, -12, 24);
             if (rng_below(&rng, 64) == 0)
-                x[i] = special[rng_below(&rng, 4)];
+                x[i] = special[rng_below(&rng, 7)];
         }
-        float scale = fabsf(gr_hidden_float(&rng, -6, 16));
+        float scale = t == HIDDEN_CASTS - 1 ? fabsf(gr_hidden_float(&rng, -150, 12))
+                                            : fabsf(gr_hidden_float(&rng, -6, 16));
         for (int k = 0; k < 2; k++) {
             fp8_format fmt = k ? FP8_E5M2 : FP8_E4M3;
             lab1_cast_counts wc = ref_lab1_scaled_cast(x, HIDDEN_N, scale, fmt, want);
@@ -441,6 +447,29 @@ static void test_cast_counts(void)
     const float e5[] = {61440.0f, 60000.0f, 1e-6f, 0x1p-17f, 0x1.000002p-17f, -61440.0f};
     hand_cast(&m, "{61440, 60000, 1e-6, 2^-17, 2^-17 + ulp, -61440}", e5, 6, 1.0f, FP8_E5M2, 2,
               2);
+    /* n = 0: nothing to cast, nothing counted. */
+    hand_cast(&m, "{} (n = 0)", e4, 0, 2.0f, FP8_E4M3, 0, 0);
+    /* Float subnormals: x = 2^-140 and -2^-149 are neither zero nor NaN, and
+     * flush (x * 2^100 = 2^-40 and -2^-49); 3 * 2^-100 maps to 3, 2^-90 to
+     * 1024 (saturated). */
+    const float sub[] = {0x1p-140f, -0x1p-149f, 0x1.8p-99f, 0x1p-90f};
+    hand_cast(&m, "{2^-140, -2^-149, 3 * 2^-100, 2^-90}", sub, 4, 0x1p100f, FP8_E4M3, 1, 2);
+    /* Products that underflow in float, from normal x, scale 2^-40: 2^-115
+     * -> 2^-155 and -2^-111 -> -2^-151 round to +-0, 2^-110 -> 2^-150 is the
+     * tie between 0 and 2^-149 (to the even 0); all flush, as does 2^23 ->
+     * 2^-17 (E5M2's tie, to the even zero). 2^25 -> 2^-15 is kept; 2^56 ->
+     * 2^16 = 65536 saturates. */
+    const float under[] = {0x1p-115f, -0x1p-111f, 0x1p-110f, 0x1p23f, 0x1p25f, 0x1p56f};
+    hand_cast(&m, "{2^-115, -2^-111, 2^-110, 2^23, 2^25, 2^56}", under, 6, 0x1p-40f, FP8_E5M2, 1,
+              4);
+    /* Scale 0: inf * 0 and -inf * 0 are NaN (neither class); 1 and -2 go to
+     * +-0 and flush. */
+    const float s0[] = {1.0f, -2.0f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f};
+    hand_cast(&m, "{1, -2, inf, -inf, NaN, 0, -0}", s0, 7, 0.0f, FP8_E4M3, 0, 2);
+    /* Scale inf: 0 * inf and -0 * inf are NaN (neither class); 1, -3 and
+     * 2^-149 go to +-inf and saturate. */
+    const float sinf[] = {1.0f, 0.0f, -0.0f, NAN, -3.0f, 0x1p-149f};
+    hand_cast(&m, "{1, 0, -0, NaN, -3, 2^-149}", sinf, 6, INFINITY, FP8_E5M2, 3, 0);
     replay_scaled_cast(&act_max16, 0, 1, &m);
     replay_scaled_cast(&grad_max16, 0, 1, &m);
     check_cast_hidden(&m);
@@ -461,6 +490,7 @@ static void test_delayed_init(void)
         {LAB1_ACTIVATION, "LAB1_ACTIVATION", FP8_E4M3, LAB1_AMAX_MAX, 1024, 0},
         {LAB1_WEIGHT, "LAB1_WEIGHT", FP8_E4M3, LAB1_AMAX_MOST_RECENT, 1, 3},
         {LAB1_GRADIENT, "LAB1_GRADIENT", FP8_E5M2, LAB1_AMAX_MAX, 16, 1},
+        {LAB1_WEIGHT, "LAB1_WEIGHT", FP8_E4M3, LAB1_AMAX_MAX, 2, 32}, /* the largest margin */
     };
     gr_mismatches m = {0};
     static lab1_delayed s;
@@ -530,6 +560,17 @@ static void test_delayed_cast(void)
                "history[0] = 5, scale 4, then lab1_delayed_cast of {2, -3}", "history[0]");
     lab1_delayed_cast(&st, big, 2, q);
     expect_f32(&m, 7.0f, st.history[0], "... then lab1_delayed_cast of {-7, 1}", "history[0]");
+    /* An infinite element: lab1_amax gives inf, and inf > 7 goes in. */
+    const float with_inf[] = {1.0f, -INFINITY};
+    lab1_delayed_cast(&st, with_inf, 2, q);
+    expect_f32(&m, INFINITY, st.history[0], "... then lab1_delayed_cast of {1, -inf}",
+               "history[0]");
+    /* A NaN already in slot 0 (lab1.h lets the history hold one): 3 > NaN is
+     * false, so the NaN stays (fmaxf would drop it). */
+    st.history[0] = NAN;
+    lab1_delayed_cast(&st, small, 2, q);
+    expect_f32(&m, NAN, st.history[0], "history[0] = NaN, then lab1_delayed_cast of {2, -3}",
+               "history[0]");
     free(q);
     run_free(r);
     stream_free(&s);
@@ -683,9 +724,11 @@ static void test_update_amax_inf_nan(void)
     const float hn[] = {NAN, 2.0f}, rn[] = {0, NAN};
     hand_update(&m, "history {NaN, 2}", LAB1_GRADIENT, LAB1_AMAX_MOST_RECENT, 2, 0, hn, 3.0f, rn,
                 3.0f);
-    /* A NaN anywhere in the history makes algo max's amax NaN (torch.max). */
+    /* A NaN anywhere in the history makes algo max's amax NaN (torch.max),
+     * in slot 0 too. */
     const float hm[] = {2.0f, NAN, 1.0f}, rm[] = {0, 1.0f, 2.0f};
     hand_update(&m, "history {2, NaN, 1}", LAB1_GRADIENT, LAB1_AMAX_MAX, 3, 0, hm, 3.0f, rm, 3.0f);
+    hand_update(&m, "history {NaN, 2}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 2, 0, hn, 3.0f, rn, 3.0f);
     gr_finish(&m, "checks");
 }
 
