@@ -683,6 +683,43 @@ static void test_update_most_recent(void)
 
 /* ---- §6 the scale from amax ------------------------------------------------------------------ */
 
+extern __typeof__(lab1_delayed_update) ref_lab1_delayed_update;
+
+/* lab1_scale_from_amax through lab1_delayed_update (L = 1, algo max), against
+ * the reference: both formats, margins from 0 to 32, amaxes from the smallest
+ * float to the largest (scales that overflow to FLT_MAX, subnormal scales). */
+static void sweep_scale_from_amax(gr_mismatches *m)
+{
+    static const float amaxes[] = {0x1p-149f, 1e-38f, 1e-36f, 0x1p-100f, 1e-10f, 3e-3f,
+                                   0.3f,      1.0f,   3.0f,   7.0f,      1000.0f, 172032.0f,
+                                   1e20f,     1e36f,  1e38f,  FLT_MAX};
+    static const int margins[] = {0, 1, 2, 5, 16, 31, 32};
+    static lab1_delayed s, want;
+    char where[192];
+    for (int f = 0; f < 2; f++) {
+        for (size_t j = 0; j < sizeof margins / sizeof margins[0]; j++) {
+            for (size_t i = 0; i < sizeof amaxes / sizeof amaxes[0]; i++) {
+                memset(&s, 0, sizeof s);
+                s.fmt = f ? FP8_E5M2 : FP8_E4M3;
+                s.algo = LAB1_AMAX_MAX;
+                s.history_len = 1;
+                s.margin = margins[j];
+                s.history[0] = amaxes[i];
+                s.scale = 3.0f;
+                s.scale_inv = 1.0f / 3.0f;
+                want = s;
+                ref_lab1_delayed_update(&want);
+                lab1_delayed_update(&s);
+                snprintf(where, sizeof where,
+                         "lab1_delayed_update: history {%s}, %s, algo max, L=1, margin %d",
+                         gr_f32(amaxes[i]), fp8_info(s.fmt)->name, margins[j]);
+                const float w[2] = {want.scale, want.scale_inv};
+                expect_scales(m, w, &s, where);
+            }
+        }
+    }
+}
+
 static void test_update_margin(void)
 {
     gr_mismatches m = {0};
@@ -694,6 +731,21 @@ static void test_update_margin(void)
                 (448.0f / 3.0f) / 4.0f);
     /* margin 32, the largest lab1.h allows: 128 / 2^32 = 2^-25, exactly. */
     hand_update(&m, "history {3.5}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 32, h, 1.0f, r, 0x1p-25f);
+    /* The order at the top of the float range: 448 / 1e38 = 4.48000025e-36
+     * [0x04be8ee2], / 4 = 1.12000006e-36 [0x03be8ee2]; amax * 2^margin first
+     * would overflow (4e38 = inf) and give 448 / inf = 0. */
+    const float huge[] = {1e38f};
+    hand_update(&m, "history {1e38}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 2, huge, 1.0f, r,
+                0x1.7d1dc4p-120f);
+    /* ... and where the scale is subnormal: 448 / 1e36 rounds to
+     * 0x1.29bf4p-111, and / 2^21 lands exactly halfway between the subnormals
+     * 0x2537e and 0x2537f times 2^-149: the even one, 2.13622346e-40
+     * [0x0002537e]. Any other order rounds the exact quotient once, just above
+     * that halfway point: 0x0002537f. (scale_inv = 1 / scale is inf.) */
+    const float big[] = {1e36f};
+    hand_update(&m, "history {1e36}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 21, big, 1.0f, r,
+                0x1.29bfp-132f);
+    sweep_scale_from_amax(&m);
     replay_update(&act_max8_m2, CHECK_HISTORY | CHECK_SCALE, &m);
     gr_finish(&m, "checks");
 }
@@ -846,6 +898,12 @@ static void test_current_pow2(void)
     expect_current(&m, 500.0f, FP8_E4M3, 0.0f, 1, 0.5f);  /* 0.896 down to 2^-1 */
     expect_current(&m, 1e-38f, FP8_E4M3, 0.0f, 1, 0x1p127f); /* FLT_MAX down to 2^127 */
     expect_current(&m, 0.0f, FP8_E5M2, 0.0f, 1, 1.0f);
+    /* Just below a power of two: 448 / 3.50000024 = 127.999992 [0x42ffffff]
+     * goes down to 64, not to 128 (log2f rounds it up to 7). */
+    expect_current(&m, 0x1.c00002p+1f, FP8_E4M3, 0.0f, 1, 64.0f);
+    /* Any pow2 other than 0 rounds: 2 and -1 as 1. */
+    expect_current(&m, 3.0f, FP8_E4M3, 0.0f, 2, 128.0f);
+    expect_current(&m, 3.0f, FP8_E5M2, 0.0f, -1, 16384.0f); /* 19114.666 down to 2^14 */
     replay_current(1, &m);
     gr_finish(&m, "scales");
 }
