@@ -916,22 +916,87 @@ static void expect_ema(gr_mismatches *m, const lab1_ema *s, const float *want, c
     expect_f32(m, want[1], s->scale_inv, where, "scale_inv");
 }
 
+/* lab1_ema_init into a struct filled with garbage: every field. */
+static void init_ema(gr_mismatches *m, lab1_tensor kind, const char *kind_name, float momentum,
+                     int margin, fp8_format fmt)
+{
+    lab1_ema s;
+    char where[128];
+    memset(&s, 0xAB, sizeof s);
+    lab1_ema_init(&s, kind, momentum, margin);
+    snprintf(where, sizeof where, "lab1_ema_init(&s, %s, %.9g, %d)", kind_name, (double)momentum,
+             margin);
+    const float one[2] = {1.0f, 1.0f};
+    expect_ema(m, &s, one, where);
+    gr_expect(m, s.fmt == fmt && stats_equal_exact(momentum, s.momentum) && s.margin == margin,
+              "%s\n  fields: expected fmt %d, momentum %.9g, margin %d\n"
+              "          got      fmt %d, momentum %.9g, margin %d",
+              where, (int)fmt, (double)momentum, margin, (int)s.fmt, (double)s.momentum, s.margin);
+}
+
+/* One update worked by hand, from the state given: scale want, and
+ * scale_inv 1 / want. */
+static void hand_ema(gr_mismatches *m, fp8_format fmt, float momentum, int margin, float scale,
+                     float amax, float want)
+{
+    lab1_ema s = {fmt, momentum, margin, scale, 1.0f / scale};
+    char where[192];
+    snprintf(where, sizeof where, "%s, momentum %.9g, margin %d, scale %s: lab1_ema_update(&s, %s)",
+             fp8_info(fmt)->name, (double)momentum, margin, gr_f32(scale), gr_f32(amax));
+    lab1_ema_update(&s, amax);
+    const float w[2] = {want, 1.0f / want};
+    expect_ema(m, &s, w, where);
+}
+
+extern __typeof__(lab1_ema_update) ref_lab1_ema_update;
+
+/* Every momentum from 0 to the largest float below 1 (those whose 1 - m is
+ * inexact in float among them), margins 0, 1 and 32, both formats, amaxes
+ * that keep the scale, ask for FLT_MAX or for an ordinary target: against
+ * the reference. */
+static void sweep_ema(gr_mismatches *m)
+{
+    static const float momenta[] = {0.0f, 0x1p-24f, 0.1f, 0.2f, 0.3f, 0.4f,
+                                    0.5f, 0.75f,    0.9f, 0.99f, 0x1.fffffep-1f};
+    static const int margins[] = {0, 1, 32};
+    static const struct {
+        float scale, amax;
+    } cases[] = {{1.0f, 1.0f},  {38.0f, 3.5f},      {448.0f, 3.0f},   {100.0f, 14.0f},
+                 {1.0f, 1e-38f}, {FLT_MAX, 0x1p-149f}, {0.3f, 1e30f},  {5.0f, 0.0f},
+                 {5.0f, INFINITY}, {5.0f, NAN}};
+    char where[192];
+    for (int f = 0; f < 2; f++) {
+        for (size_t i = 0; i < sizeof momenta / sizeof momenta[0]; i++) {
+            for (size_t j = 0; j < sizeof margins / sizeof margins[0]; j++) {
+                for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+                    float sc = cases[k].scale;
+                    lab1_ema s = {f ? FP8_E5M2 : FP8_E4M3, momenta[i], margins[j], sc,
+                                  1.0f / sc};
+                    lab1_ema want = s;
+                    ref_lab1_ema_update(&want, cases[k].amax);
+                    lab1_ema_update(&s, cases[k].amax);
+                    snprintf(where, sizeof where,
+                             "%s, momentum %.9g, margin %d, scale %s: lab1_ema_update(&s, %s)",
+                             fp8_info(s.fmt)->name, (double)momenta[i], margins[j], gr_f32(sc),
+                             gr_f32(cases[k].amax));
+                    const float w[2] = {want.scale, want.scale_inv};
+                    expect_ema(m, &s, w, where);
+                }
+            }
+        }
+    }
+}
+
 static void test_ema(void)
 {
     gr_mismatches m = {0};
-    lab1_ema s;
-    memset(&s, 0xAB, sizeof s);
-    lab1_ema_init(&s, LAB1_GRADIENT, 0.75f, 1);
-    const float one[2] = {1.0f, 1.0f};
-    expect_ema(&m, &s, one, "lab1_ema_init(&s, LAB1_GRADIENT, 0.75, 1)");
-    gr_expect(&m, s.fmt == FP8_E5M2 && s.momentum == 0.75f && s.margin == 1,
-              "lab1_ema_init(&s, LAB1_GRADIENT, 0.75, 1)\n  fields: expected fmt %d, "
-              "momentum 0.75, margin 1\n          got      fmt %d, momentum %g, margin %d",
-              (int)FP8_E5M2, (int)s.fmt, (double)s.momentum, s.margin);
+    init_ema(&m, LAB1_GRADIENT, "LAB1_GRADIENT", 0.75f, 1, FP8_E5M2);
+    init_ema(&m, LAB1_WEIGHT, "LAB1_WEIGHT", 0.0f, 32, FP8_E4M3);
+    init_ema(&m, LAB1_ACTIVATION, "LAB1_ACTIVATION", 0x1.fffffep-1f, 0, FP8_E4M3);
 
     /* By hand: momentum 0.75, E4M3, margin 0, scale 8, amax 3.5: the target
      * is 128; 0.75 * 8 + 0.25 * 128 = 6 + 32 = 38. */
-    s = (lab1_ema){FP8_E4M3, 0.75f, 0, 8.0f, 0.125f};
+    lab1_ema s = {FP8_E4M3, 0.75f, 0, 8.0f, 0.125f};
     lab1_ema_update(&s, 3.5f);
     const float h1[2] = {38.0f, 1.0f / 38.0f};
     expect_ema(&m, &s, h1, "scale 8, momentum 0.75: lab1_ema_update(&s, 3.5)");
@@ -939,6 +1004,33 @@ static void test_ema(void)
     expect_ema(&m, &s, h1, "... then lab1_ema_update(&s, 0)");
     lab1_ema_update(&s, NAN);
     expect_ema(&m, &s, h1, "... then lab1_ema_update(&s, NaN)");
+    /* amax inf keeps the scale, where m * s + (1 - m) * s would not:
+     * 0.1f * 448 + 0.9f * 448 = 44.7999992 + 403.199982 = 447.999969. */
+    hand_ema(&m, FP8_E4M3, 0.1f, 0, 448.0f, INFINITY, 448.0f);
+    /* 1 - m inexact in float: 1.0f - 0.1f = 0.899999976 [0x3f666666], so
+     * keep = 0.100000001, move = 0.899999976 * 448 = 403.199982 [0x43c99999],
+     * scale = 403.299988 [0x43c9a666] (with 1.0 - m in double, move would be
+     * 403.200012 and the scale 403.300018). */
+    hand_ema(&m, FP8_E4M3, 0.1f, 0, 1.0f, 1.0f, 0x1.934cccp+8f);
+    /* Two roundings, then the sum: keep = 0.2f * 100 = 20, move = 0.8f * 32
+     * = 25.6000004 [0x41cccccd], scale = 45.5999985 [0x42366666] (fused, the
+     * sum would round once: 45.6000023). */
+    hand_ema(&m, FP8_E4M3, 0.2f, 0, 100.0f, 14.0f, 0x1.6cccccp+5f);
+    /* The largest momentum below 1, 1 - 2^-24: keep = 0.99999994, move =
+     * 2^-24 * 448 = 2.67028809e-05, scale = 1.0000267 [0x3f8000e0]. */
+    hand_ema(&m, FP8_E4M3, 0x1.fffffep-1f, 0, 1.0f, 1.0f, 0x1.0001cp+0f);
+    /* The margin is in the target: E5M2, margin 3, amax 7: (57344 / 7) / 8 =
+     * 1024, and 0.5 * 1024 + 0.5 * 1024 = 1024. */
+    hand_ema(&m, FP8_E5M2, 0.5f, 3, 1024.0f, 7.0f, 1024.0f);
+    /* Momentum 0 and margin 32: the scale is the target, 128 / 2^32 = 2^-25. */
+    hand_ema(&m, FP8_E4M3, 0.0f, 32, 5.0f, 3.5f, 0x1p-25f);
+    /* An infinite sum becomes FLT_MAX. From scales that init and update
+     * leave (at most FLT_MAX) the sum never overflows: with scale = target =
+     * FLT_MAX it stays finite for every float momentum in [0, 1), and it only
+     * grows with either. A state whose scale is already inf gets there:
+     * keep = 0.5 * inf = inf, move = 0.5 * 128 = 64, inf + 64 = inf. */
+    hand_ema(&m, FP8_E4M3, 0.5f, 0, INFINITY, 3.5f, FLT_MAX);
+    sweep_ema(&m);
 
     /* Both streams, one update at a time from the golden scale. */
     stream st;
