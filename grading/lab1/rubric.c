@@ -42,7 +42,7 @@ static const grader_test tests[] = {
     {"current_scale", 5, "current scaling of the stream", S7, 5, 0, NULL},
     {"current_edge_cases", 4, "epsilon, amax 0, inf, NaN, tiny", S7, 5, 0, "current_scale"},
     {"current_pow2", 4, "power-of-2 scales, rounded down", S7, 5, 0, "current_scale"},
-    {"ema", 4, "momentum on the scale", S8, 5, 0, "format_hybrid update_max update_amax_zero"},
+    {"ema", 4, "momentum on the scale", S8, 5, 0, "format_hybrid update_max update_margin update_amax_zero update_scale_overflow"},
 };
 
 const grader_lab lab1_rubric = {

@@ -377,8 +377,12 @@ static void test_scaled_cast(void)
 extern __typeof__(lab1_scaled_cast) ref_lab1_scaled_cast;
 
 /* Hidden inputs (./grader --seed): HIDDEN_CASTS tensors drawn from the seed
- * (magnitudes over 24 binades, a few zeros, NaNs and infinities) and a scale
- * each, cast to both formats; bytes and counts against the reference. */
+ * (magnitudes over 24 binades, a few zeros, NaNs, infinities and float
+ * subnormals) and a scale each, cast to both formats; bytes and counts
+ * against the reference. The last tensor's scale is drawn from [2^-150,
+ * 2^-138), subnormal scales among them, so that every finite nonzero element
+ * flushes and the smaller products underflow in float itself (y == 0 for an
+ * x that is not). */
 #define HIDDEN_CASTS 8
 #define HIDDEN_N 1024
 static void check_cast_hidden(gr_mismatches *m)
@@ -388,14 +392,16 @@ static void check_cast_hidden(gr_mismatches *m)
         return;
     static float x[HIDDEN_N];
     static uint8_t q[HIDDEN_N], want[HIDDEN_N];
-    static const float special[4] = {0.0f, -0.0f, NAN, INFINITY};
+    static const float special[7] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 0x1p-140f,
+                                     -0x1p-149f};
     for (int t = 0; t < HIDDEN_CASTS; t++) {
         for (size_t i = 0; i < HIDDEN_N; i++) {
             x[i] = gr_hidden_float(&rng, -12, 24);
             if (rng_below(&rng, 64) == 0)
-                x[i] = special[rng_below(&rng, 4)];
+                x[i] = special[rng_below(&rng, 7)];
         }
-        float scale = fabsf(gr_hidden_float(&rng, -6, 16));
+        float scale = t == HIDDEN_CASTS - 1 ? fabsf(gr_hidden_float(&rng, -150, 12))
+                                            : fabsf(gr_hidden_float(&rng, -6, 16));
         for (int k = 0; k < 2; k++) {
             fp8_format fmt = k ? FP8_E5M2 : FP8_E4M3;
             lab1_cast_counts wc = ref_lab1_scaled_cast(x, HIDDEN_N, scale, fmt, want);
@@ -441,6 +447,29 @@ static void test_cast_counts(void)
     const float e5[] = {61440.0f, 60000.0f, 1e-6f, 0x1p-17f, 0x1.000002p-17f, -61440.0f};
     hand_cast(&m, "{61440, 60000, 1e-6, 2^-17, 2^-17 + ulp, -61440}", e5, 6, 1.0f, FP8_E5M2, 2,
               2);
+    /* n = 0: nothing to cast, nothing counted. */
+    hand_cast(&m, "{} (n = 0)", e4, 0, 2.0f, FP8_E4M3, 0, 0);
+    /* Float subnormals: x = 2^-140 and -2^-149 are neither zero nor NaN, and
+     * flush (x * 2^100 = 2^-40 and -2^-49); 3 * 2^-100 maps to 3, 2^-90 to
+     * 1024 (saturated). */
+    const float sub[] = {0x1p-140f, -0x1p-149f, 0x1.8p-99f, 0x1p-90f};
+    hand_cast(&m, "{2^-140, -2^-149, 3 * 2^-100, 2^-90}", sub, 4, 0x1p100f, FP8_E4M3, 1, 2);
+    /* Products that underflow in float, from normal x, scale 2^-40: 2^-115
+     * -> 2^-155 and -2^-111 -> -2^-151 round to +-0, 2^-110 -> 2^-150 is the
+     * tie between 0 and 2^-149 (to the even 0); all flush, as does 2^23 ->
+     * 2^-17 (E5M2's tie, to the even zero). 2^25 -> 2^-15 is kept; 2^56 ->
+     * 2^16 = 65536 saturates. */
+    const float under[] = {0x1p-115f, -0x1p-111f, 0x1p-110f, 0x1p23f, 0x1p25f, 0x1p56f};
+    hand_cast(&m, "{2^-115, -2^-111, 2^-110, 2^23, 2^25, 2^56}", under, 6, 0x1p-40f, FP8_E5M2, 1,
+              4);
+    /* Scale 0: inf * 0 and -inf * 0 are NaN (neither class); 1 and -2 go to
+     * +-0 and flush. */
+    const float s0[] = {1.0f, -2.0f, INFINITY, -INFINITY, NAN, 0.0f, -0.0f};
+    hand_cast(&m, "{1, -2, inf, -inf, NaN, 0, -0}", s0, 7, 0.0f, FP8_E4M3, 0, 2);
+    /* Scale inf: 0 * inf and -0 * inf are NaN (neither class); 1, -3 and
+     * 2^-149 go to +-inf and saturate. */
+    const float sinf[] = {1.0f, 0.0f, -0.0f, NAN, -3.0f, 0x1p-149f};
+    hand_cast(&m, "{1, 0, -0, NaN, -3, 2^-149}", sinf, 6, INFINITY, FP8_E5M2, 3, 0);
     replay_scaled_cast(&act_max16, 0, 1, &m);
     replay_scaled_cast(&grad_max16, 0, 1, &m);
     check_cast_hidden(&m);
@@ -461,6 +490,7 @@ static void test_delayed_init(void)
         {LAB1_ACTIVATION, "LAB1_ACTIVATION", FP8_E4M3, LAB1_AMAX_MAX, 1024, 0},
         {LAB1_WEIGHT, "LAB1_WEIGHT", FP8_E4M3, LAB1_AMAX_MOST_RECENT, 1, 3},
         {LAB1_GRADIENT, "LAB1_GRADIENT", FP8_E5M2, LAB1_AMAX_MAX, 16, 1},
+        {LAB1_WEIGHT, "LAB1_WEIGHT", FP8_E4M3, LAB1_AMAX_MAX, 2, 32}, /* the largest margin */
     };
     gr_mismatches m = {0};
     static lab1_delayed s;
@@ -530,6 +560,17 @@ static void test_delayed_cast(void)
                "history[0] = 5, scale 4, then lab1_delayed_cast of {2, -3}", "history[0]");
     lab1_delayed_cast(&st, big, 2, q);
     expect_f32(&m, 7.0f, st.history[0], "... then lab1_delayed_cast of {-7, 1}", "history[0]");
+    /* An infinite element: lab1_amax gives inf, and inf > 7 goes in. */
+    const float with_inf[] = {1.0f, -INFINITY};
+    lab1_delayed_cast(&st, with_inf, 2, q);
+    expect_f32(&m, INFINITY, st.history[0], "... then lab1_delayed_cast of {1, -inf}",
+               "history[0]");
+    /* A NaN already in slot 0 (lab1.h lets the history hold one): 3 > NaN is
+     * false, so the NaN stays (fmaxf would drop it). */
+    st.history[0] = NAN;
+    lab1_delayed_cast(&st, small, 2, q);
+    expect_f32(&m, NAN, st.history[0], "history[0] = NaN, then lab1_delayed_cast of {2, -3}",
+               "history[0]");
     free(q);
     run_free(r);
     stream_free(&s);
@@ -642,6 +683,43 @@ static void test_update_most_recent(void)
 
 /* ---- §6 the scale from amax ------------------------------------------------------------------ */
 
+extern __typeof__(lab1_delayed_update) ref_lab1_delayed_update;
+
+/* lab1_scale_from_amax through lab1_delayed_update (L = 1, algo max), against
+ * the reference: both formats, margins from 0 to 32, amaxes from the smallest
+ * float to the largest (scales that overflow to FLT_MAX, subnormal scales). */
+static void sweep_scale_from_amax(gr_mismatches *m)
+{
+    static const float amaxes[] = {0x1p-149f, 1e-38f, 1e-36f, 0x1p-100f, 1e-10f, 3e-3f,
+                                   0.3f,      1.0f,   3.0f,   7.0f,      1000.0f, 172032.0f,
+                                   1e20f,     1e36f,  1e38f,  FLT_MAX};
+    static const int margins[] = {0, 1, 2, 5, 16, 31, 32};
+    static lab1_delayed s, want;
+    char where[192];
+    for (int f = 0; f < 2; f++) {
+        for (size_t j = 0; j < sizeof margins / sizeof margins[0]; j++) {
+            for (size_t i = 0; i < sizeof amaxes / sizeof amaxes[0]; i++) {
+                memset(&s, 0, sizeof s);
+                s.fmt = f ? FP8_E5M2 : FP8_E4M3;
+                s.algo = LAB1_AMAX_MAX;
+                s.history_len = 1;
+                s.margin = margins[j];
+                s.history[0] = amaxes[i];
+                s.scale = 3.0f;
+                s.scale_inv = 1.0f / 3.0f;
+                want = s;
+                ref_lab1_delayed_update(&want);
+                lab1_delayed_update(&s);
+                snprintf(where, sizeof where,
+                         "lab1_delayed_update: history {%s}, %s, algo max, L=1, margin %d",
+                         gr_f32(amaxes[i]), fp8_info(s.fmt)->name, margins[j]);
+                const float w[2] = {want.scale, want.scale_inv};
+                expect_scales(m, w, &s, where);
+            }
+        }
+    }
+}
+
 static void test_update_margin(void)
 {
     gr_mismatches m = {0};
@@ -653,6 +731,21 @@ static void test_update_margin(void)
                 (448.0f / 3.0f) / 4.0f);
     /* margin 32, the largest lab1.h allows: 128 / 2^32 = 2^-25, exactly. */
     hand_update(&m, "history {3.5}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 32, h, 1.0f, r, 0x1p-25f);
+    /* The order at the top of the float range: 448 / 1e38 = 4.48000025e-36
+     * [0x04be8ee2], / 4 = 1.12000006e-36 [0x03be8ee2]; amax * 2^margin first
+     * would overflow (4e38 = inf) and give 448 / inf = 0. */
+    const float huge[] = {1e38f};
+    hand_update(&m, "history {1e38}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 2, huge, 1.0f, r,
+                0x1.7d1dc4p-120f);
+    /* ... and where the scale is subnormal: 448 / 1e36 rounds to
+     * 0x1.29bf4p-111, and / 2^21 lands exactly halfway between the subnormals
+     * 0x2537e and 0x2537f times 2^-149: the even one, 2.13622346e-40
+     * [0x0002537e]. Any other order rounds the exact quotient once, just above
+     * that halfway point: 0x0002537f. (scale_inv = 1 / scale is inf.) */
+    const float big[] = {1e36f};
+    hand_update(&m, "history {1e36}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 1, 21, big, 1.0f, r,
+                0x1.29bfp-132f);
+    sweep_scale_from_amax(&m);
     replay_update(&act_max8_m2, CHECK_HISTORY | CHECK_SCALE, &m);
     gr_finish(&m, "checks");
 }
@@ -683,9 +776,11 @@ static void test_update_amax_inf_nan(void)
     const float hn[] = {NAN, 2.0f}, rn[] = {0, NAN};
     hand_update(&m, "history {NaN, 2}", LAB1_GRADIENT, LAB1_AMAX_MOST_RECENT, 2, 0, hn, 3.0f, rn,
                 3.0f);
-    /* A NaN anywhere in the history makes algo max's amax NaN (torch.max). */
+    /* A NaN anywhere in the history makes algo max's amax NaN (torch.max),
+     * in slot 0 too. */
     const float hm[] = {2.0f, NAN, 1.0f}, rm[] = {0, 1.0f, 2.0f};
     hand_update(&m, "history {2, NaN, 1}", LAB1_GRADIENT, LAB1_AMAX_MAX, 3, 0, hm, 3.0f, rm, 3.0f);
+    hand_update(&m, "history {NaN, 2}", LAB1_ACTIVATION, LAB1_AMAX_MAX, 2, 0, hn, 3.0f, rn, 3.0f);
     gr_finish(&m, "checks");
 }
 
@@ -803,6 +898,12 @@ static void test_current_pow2(void)
     expect_current(&m, 500.0f, FP8_E4M3, 0.0f, 1, 0.5f);  /* 0.896 down to 2^-1 */
     expect_current(&m, 1e-38f, FP8_E4M3, 0.0f, 1, 0x1p127f); /* FLT_MAX down to 2^127 */
     expect_current(&m, 0.0f, FP8_E5M2, 0.0f, 1, 1.0f);
+    /* Just below a power of two: 448 / 3.50000024 = 127.999992 [0x42ffffff]
+     * goes down to 64, not to 128 (log2f rounds it up to 7). */
+    expect_current(&m, 0x1.c00002p+1f, FP8_E4M3, 0.0f, 1, 64.0f);
+    /* Any pow2 other than 0 rounds: 2 and -1 as 1. */
+    expect_current(&m, 3.0f, FP8_E4M3, 0.0f, 2, 128.0f);
+    expect_current(&m, 3.0f, FP8_E5M2, 0.0f, -1, 16384.0f); /* 19114.666 down to 2^14 */
     replay_current(1, &m);
     gr_finish(&m, "scales");
 }
@@ -815,22 +916,87 @@ static void expect_ema(gr_mismatches *m, const lab1_ema *s, const float *want, c
     expect_f32(m, want[1], s->scale_inv, where, "scale_inv");
 }
 
+/* lab1_ema_init into a struct filled with garbage: every field. */
+static void init_ema(gr_mismatches *m, lab1_tensor kind, const char *kind_name, float momentum,
+                     int margin, fp8_format fmt)
+{
+    lab1_ema s;
+    char where[128];
+    memset(&s, 0xAB, sizeof s);
+    lab1_ema_init(&s, kind, momentum, margin);
+    snprintf(where, sizeof where, "lab1_ema_init(&s, %s, %.9g, %d)", kind_name, (double)momentum,
+             margin);
+    const float one[2] = {1.0f, 1.0f};
+    expect_ema(m, &s, one, where);
+    gr_expect(m, s.fmt == fmt && stats_equal_exact(momentum, s.momentum) && s.margin == margin,
+              "%s\n  fields: expected fmt %d, momentum %.9g, margin %d\n"
+              "          got      fmt %d, momentum %.9g, margin %d",
+              where, (int)fmt, (double)momentum, margin, (int)s.fmt, (double)s.momentum, s.margin);
+}
+
+/* One update worked by hand, from the state given: scale want, and
+ * scale_inv 1 / want. */
+static void hand_ema(gr_mismatches *m, fp8_format fmt, float momentum, int margin, float scale,
+                     float amax, float want)
+{
+    lab1_ema s = {fmt, momentum, margin, scale, 1.0f / scale};
+    char where[192];
+    snprintf(where, sizeof where, "%s, momentum %.9g, margin %d, scale %s: lab1_ema_update(&s, %s)",
+             fp8_info(fmt)->name, (double)momentum, margin, gr_f32(scale), gr_f32(amax));
+    lab1_ema_update(&s, amax);
+    const float w[2] = {want, 1.0f / want};
+    expect_ema(m, &s, w, where);
+}
+
+extern __typeof__(lab1_ema_update) ref_lab1_ema_update;
+
+/* Every momentum from 0 to the largest float below 1 (those whose 1 - m is
+ * inexact in float among them), margins 0, 1 and 32, both formats, amaxes
+ * that keep the scale, ask for FLT_MAX or for an ordinary target: against
+ * the reference. */
+static void sweep_ema(gr_mismatches *m)
+{
+    static const float momenta[] = {0.0f, 0x1p-24f, 0.1f, 0.2f, 0.3f, 0.4f,
+                                    0.5f, 0.75f,    0.9f, 0.99f, 0x1.fffffep-1f};
+    static const int margins[] = {0, 1, 32};
+    static const struct {
+        float scale, amax;
+    } cases[] = {{1.0f, 1.0f},  {38.0f, 3.5f},      {448.0f, 3.0f},   {100.0f, 14.0f},
+                 {1.0f, 1e-38f}, {FLT_MAX, 0x1p-149f}, {0.3f, 1e30f},  {5.0f, 0.0f},
+                 {5.0f, INFINITY}, {5.0f, NAN}};
+    char where[192];
+    for (int f = 0; f < 2; f++) {
+        for (size_t i = 0; i < sizeof momenta / sizeof momenta[0]; i++) {
+            for (size_t j = 0; j < sizeof margins / sizeof margins[0]; j++) {
+                for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+                    float sc = cases[k].scale;
+                    lab1_ema s = {f ? FP8_E5M2 : FP8_E4M3, momenta[i], margins[j], sc,
+                                  1.0f / sc};
+                    lab1_ema want = s;
+                    ref_lab1_ema_update(&want, cases[k].amax);
+                    lab1_ema_update(&s, cases[k].amax);
+                    snprintf(where, sizeof where,
+                             "%s, momentum %.9g, margin %d, scale %s: lab1_ema_update(&s, %s)",
+                             fp8_info(s.fmt)->name, (double)momenta[i], margins[j], gr_f32(sc),
+                             gr_f32(cases[k].amax));
+                    const float w[2] = {want.scale, want.scale_inv};
+                    expect_ema(m, &s, w, where);
+                }
+            }
+        }
+    }
+}
+
 static void test_ema(void)
 {
     gr_mismatches m = {0};
-    lab1_ema s;
-    memset(&s, 0xAB, sizeof s);
-    lab1_ema_init(&s, LAB1_GRADIENT, 0.75f, 1);
-    const float one[2] = {1.0f, 1.0f};
-    expect_ema(&m, &s, one, "lab1_ema_init(&s, LAB1_GRADIENT, 0.75, 1)");
-    gr_expect(&m, s.fmt == FP8_E5M2 && s.momentum == 0.75f && s.margin == 1,
-              "lab1_ema_init(&s, LAB1_GRADIENT, 0.75, 1)\n  fields: expected fmt %d, "
-              "momentum 0.75, margin 1\n          got      fmt %d, momentum %g, margin %d",
-              (int)FP8_E5M2, (int)s.fmt, (double)s.momentum, s.margin);
+    init_ema(&m, LAB1_GRADIENT, "LAB1_GRADIENT", 0.75f, 1, FP8_E5M2);
+    init_ema(&m, LAB1_WEIGHT, "LAB1_WEIGHT", 0.0f, 32, FP8_E4M3);
+    init_ema(&m, LAB1_ACTIVATION, "LAB1_ACTIVATION", 0x1.fffffep-1f, 0, FP8_E4M3);
 
     /* By hand: momentum 0.75, E4M3, margin 0, scale 8, amax 3.5: the target
      * is 128; 0.75 * 8 + 0.25 * 128 = 6 + 32 = 38. */
-    s = (lab1_ema){FP8_E4M3, 0.75f, 0, 8.0f, 0.125f};
+    lab1_ema s = {FP8_E4M3, 0.75f, 0, 8.0f, 0.125f};
     lab1_ema_update(&s, 3.5f);
     const float h1[2] = {38.0f, 1.0f / 38.0f};
     expect_ema(&m, &s, h1, "scale 8, momentum 0.75: lab1_ema_update(&s, 3.5)");
@@ -838,6 +1004,33 @@ static void test_ema(void)
     expect_ema(&m, &s, h1, "... then lab1_ema_update(&s, 0)");
     lab1_ema_update(&s, NAN);
     expect_ema(&m, &s, h1, "... then lab1_ema_update(&s, NaN)");
+    /* amax inf keeps the scale, where m * s + (1 - m) * s would not:
+     * 0.1f * 448 + 0.9f * 448 = 44.7999992 + 403.199982 = 447.999969. */
+    hand_ema(&m, FP8_E4M3, 0.1f, 0, 448.0f, INFINITY, 448.0f);
+    /* 1 - m inexact in float: 1.0f - 0.1f = 0.899999976 [0x3f666666], so
+     * keep = 0.100000001, move = 0.899999976 * 448 = 403.199982 [0x43c99999],
+     * scale = 403.299988 [0x43c9a666] (with 1.0 - m in double, move would be
+     * 403.200012 and the scale 403.300018). */
+    hand_ema(&m, FP8_E4M3, 0.1f, 0, 1.0f, 1.0f, 0x1.934cccp+8f);
+    /* Two roundings, then the sum: keep = 0.2f * 100 = 20, move = 0.8f * 32
+     * = 25.6000004 [0x41cccccd], scale = 45.5999985 [0x42366666] (fused, the
+     * sum would round once: 45.6000023). */
+    hand_ema(&m, FP8_E4M3, 0.2f, 0, 100.0f, 14.0f, 0x1.6cccccp+5f);
+    /* The largest momentum below 1, 1 - 2^-24: keep = 0.99999994, move =
+     * 2^-24 * 448 = 2.67028809e-05, scale = 1.0000267 [0x3f8000e0]. */
+    hand_ema(&m, FP8_E4M3, 0x1.fffffep-1f, 0, 1.0f, 1.0f, 0x1.0001cp+0f);
+    /* The margin is in the target: E5M2, margin 3, amax 7: (57344 / 7) / 8 =
+     * 1024, and 0.5 * 1024 + 0.5 * 1024 = 1024. */
+    hand_ema(&m, FP8_E5M2, 0.5f, 3, 1024.0f, 7.0f, 1024.0f);
+    /* Momentum 0 and margin 32: the scale is the target, 128 / 2^32 = 2^-25. */
+    hand_ema(&m, FP8_E4M3, 0.0f, 32, 5.0f, 3.5f, 0x1p-25f);
+    /* An infinite sum becomes FLT_MAX. From scales that init and update
+     * leave (at most FLT_MAX) the sum never overflows: with scale = target =
+     * FLT_MAX it stays finite for every float momentum in [0, 1), and it only
+     * grows with either. A state whose scale is already inf gets there:
+     * keep = 0.5 * inf = inf, move = 0.5 * 128 = 64, inf + 64 = inf. */
+    hand_ema(&m, FP8_E4M3, 0.5f, 0, INFINITY, 3.5f, FLT_MAX);
+    sweep_ema(&m);
 
     /* Both streams, one update at a time from the golden scale. */
     stream st;
