@@ -519,6 +519,20 @@ static void test_tensor_scale(void)
     expect_scale(&m, 1e-40f, FP8_E4M3, FLT_MAX, ": 448 / amax overflows, so FLT_MAX");
     expect_scale(&m, FLT_MAX, FP8_E4M3, 448.0f / FLT_MAX, "");
     expect_scale(&m, 3.0f, FP8_E4M3, 448.0f / 3.0f, "");
+    /* Each format, at every special amax lab2.h names and at both ends of
+     * the float range. 448 / 3 and 57344 / 3 are one ulp from 448 * (1 / 3)
+     * and 57344 * (1 / 3): the scale is one float division. */
+    static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN};
+    for (int r = 0; r < 2; r++) {
+        fp8_format fmt = r == 0 ? FP8_E4M3 : FP8_E5M2;
+        float max = r == 0 ? 448.0f : 57344.0f;
+        for (size_t k = 0; k < sizeof special / sizeof special[0]; k++)
+            expect_scale(&m, special[k], fmt, 1.0f, ": amax 0, infinite or NaN gives 1");
+        expect_scale(&m, 0x1p-149f, fmt, FLT_MAX, ": fp8_max / amax overflows, so FLT_MAX");
+        expect_scale(&m, 1e-40f, fmt, FLT_MAX, ": fp8_max / amax overflows, so FLT_MAX");
+        expect_scale(&m, FLT_MAX, fmt, max / FLT_MAX, "");
+        expect_scale(&m, 3.0f, fmt, max / 3.0f, ": one float division, fp8_max / amax");
+    }
     for_each_tensor(check_scale, &m);
     gr_finish(&m, "scales");
 }
@@ -565,6 +579,42 @@ static void check_error(gr_mismatches *m, const tensor *t)
     expect_casts(m, t, 4, 6, 1e-9);
 }
 
+/* The special tensor (every kind of element, data.h) and four more cast at
+ * the ends of lab2_tensor_scale's range, each format: scale FLT_MAX (every
+ * |x| >= 2^-120 overflows, and scale_inv = 1 / FLT_MAX rounds to the float
+ * subnormal 2^-128) and fp8_max / FLT_MAX (every element underflows), with
+ * the reference's numbers as the goldens. The four: +-1.1875 x 2^-128 and
+ * +-61440 x 2^-128, whose y = x * FLT_MAX = x * 2^128 * (1 - 2^-24) lies
+ * just below E4M3's tie 1.1875 (so 1.125) and E5M2's overflow tie 61440
+ * (so 57344: above max, yet not saturated). */
+static void cast_ends(tensor *t)
+{
+    static const float more[4] = {0x1.3p-128f, -0x1.3p-128f, 0x1.ep-113f, -0x1.ep-113f};
+    tensor_load(5, t);
+    size_t n = t->x.count + 4;
+    float *x = xmalloc(n * sizeof(float));
+    memcpy(x, t->x.data, t->x.count * sizeof(float));
+    memcpy(x + t->x.count, more, sizeof more);
+    npy_free(&t->x);
+    t->x = (npy_array){.dtype = NPY_F32, .ndim = 1, .shape = {n}, .count = n, .data = x};
+    snprintf(t->name, sizeof t->name, "syn_special and 4 more, at the ends of the scale");
+    for (int r = 0; r < 4; r++) {
+        fp8_format fmt = r % 2 ? FP8_E5M2 : FP8_E4M3;
+        float scale = r < 2 ? FLT_MAX : fp8_info(fmt)->max_finite / FLT_MAX;
+        lab2_cast c;
+        ref_lab2_cast_stats(t->x.data, t->x.count, fmt, scale, &c);
+        cast_row(&c, t->casts[r]);
+    }
+}
+
+static void check_cast_ends(void (*check)(gr_mismatches *, const tensor *), gr_mismatches *m)
+{
+    tensor t;
+    cast_ends(&t);
+    check(m, &t);
+    tensor_free(&t);
+}
+
 /* By hand: a tensor with no finite element has every fraction and the MSE
  * 0 (their denominators are 0) and an SQNR of +inf (no error at all). */
 static const float NO_FINITE[3] = {NAN, INFINITY, -INFINITY};
@@ -578,6 +628,7 @@ static void test_cast_saturation(void)
               "lab2_cast_stats({NaN, inf, -inf}, E4M3, scale 1): no finite element\n"
               "  expected saturated 0\n  got      %.17g", c.saturated);
     for_each_tensor(check_saturation, &m);
+    check_cast_ends(check_saturation, &m);
     for_each_hidden(check_saturation, &m);
     gr_finish(&m, "values");
 }
@@ -586,6 +637,7 @@ static void test_cast_underflow(void)
 {
     gr_mismatches m = {0};
     for_each_tensor(check_underflow, &m);
+    check_cast_ends(check_underflow, &m);
     for_each_hidden(check_underflow, &m);
     gr_finish(&m, "values");
 }
@@ -615,6 +667,7 @@ static void test_cast_error(void)
               "  expected mse %.17g, sqnr_db %.17g\n  got      mse %.17g, sqnr_db %.17g",
               want_mse, want_sqnr, c.mse, c.sqnr_db);
     for_each_tensor(check_error, &m);
+    check_cast_ends(check_error, &m);
     for_each_hidden(check_error, &m);
     gr_finish(&m, "values");
 }
@@ -644,6 +697,8 @@ static const rule_case RULES[] = {
     {0.0, INFINITY, 0.0, INFINITY, 3, 1.0, LAB2_E4M3, "no error at all"},
     {0.0, 31.0, 0.5, 10.0, 1000, 10.0, LAB2_E4M3, "E4M3 acceptable, E5M2 not"},
     {0.0, NAN, 0.0, 25.0, 1000, 10.0, LAB2_E5M2, "E4M3's SQNR NaN: not acceptable"},
+    {0.2, 31.0, 0.01, 20.0, 1000, 30.0, LAB2_E5M2, "E5M2 exactly at both limits"},
+    {0.0, 19.0, 0.0, NAN, 1000, 10.0, LAB2_KEEP, "E5M2's SQNR NaN: not acceptable"},
 };
 
 /* A hidden tensor's decision from the reference's statistics and casts (its
