@@ -279,6 +279,8 @@ static void expect_cast(gr_mismatches *m, const delayed_scaler *before, const fl
 
 /* The reference solution, linked in as ref_* (suite.h, gr_seed). */
 extern __typeof__(lab3_cast) ref_lab3_cast;
+extern __typeof__(lab3_softmax_xent) ref_lab3_softmax_xent;
+extern __typeof__(lab3_train_step) ref_lab3_train_step;
 
 /* Hidden inputs (./grader --seed): HIDDEN_CASTS tensors drawn from the seed
  * (magnitudes over 20 binades, a few NaNs), each cast with a scaler of a
@@ -619,6 +621,78 @@ static void test_backward_fp32(void)
 
 /* ---- §5 the loss ---------------------------------------------------------------------------- */
 
+/* lab3_softmax_xent on batch rows of logits against the reference (linked
+ * in as ref_*), with softmax_xent's tolerances; want_loss, when not NaN, is
+ * the loss worked by hand, and the reference must agree with it. */
+static void expect_xent_ref(gr_mismatches *m, const float *logits, const uint8_t *labels,
+                            size_t batch, float loss_scale, float want_loss, const char *what)
+{
+    size_t n = batch * LAB3_CLASSES;
+    float *want = xcalloc(n, sizeof(float)), *got = xcalloc(n, sizeof(float));
+    double *tol = xcalloc(n, sizeof(double));
+    float rl = ref_lab3_softmax_xent(logits, labels, batch, loss_scale, want);
+    ck_assert_msg(isnan(want_loss) || fabsf(rl - want_loss) <= 1e-5f * fabsf(want_loss),
+                  "the reference's loss on %s, %s, is not the hand-worked %s", what,
+                  gr_f32(rl), gr_f32(want_loss));
+    float loss = lab3_softmax_xent(logits, labels, batch, loss_scale, got);
+    for (size_t i = 0; i < n; i++)
+        tol[i] = 1e-5 * (double)loss_scale / (double)batch;
+    char label[200];
+    snprintf(label, sizeof label, "%s: dlogits", what);
+    expect_close(m, want, got, tol, n, LAB3_CLASSES, label, TOL_XENT);
+    double ltol = 1e-5 * fabs((double)rl);
+    snprintf(label, sizeof label, "%s: the mean loss", what);
+    expect_close(m, &rl, &loss, &ltol, 1, 1, label, TOL_XENT_LOSS);
+    free(want);
+    free(got);
+    free(tol);
+}
+
+/* The extremes lab3.h's softmax_xent must survive, with batches and loss
+ * scales other than the golden step's 32 and 65536. */
+#define XENT_ROWS 4000
+static void check_xent_extremes(gr_mismatches *m)
+{
+    /* Every logit negative, far below 0: a row max that starts at 0 rather
+     * than at the row's first logit exponentiates -1000 and gets 0 / 0.
+     * Batch 3, loss scale 1000. */
+    float neg[3 * LAB3_CLASSES];
+    for (int c = 0; c < LAB3_CLASSES; c++) {
+        neg[c] = -1000.0f - (float)c;
+        neg[LAB3_CLASSES + c] = -200.0f + 5.0f * (float)c;
+        neg[2 * LAB3_CLASSES + c] = -0.5f - 0.25f * (float)c;
+    }
+    const uint8_t neg_labels[3] = {2, 7, 0};
+    expect_xent_ref(m, neg, neg_labels, 3, 1000.0f, NAN,
+                    "lab3_softmax_xent(every logit negative: rows from -1000, -200, -0.5; "
+                    "batch 3, loss_scale 1000)");
+    /* A huge logit that is not the label: {1000, 0, ..., 0}, label 3. The
+     * loss is log(e^1000 + 9) - 0 = 1000 (to float); the textbook
+     * -log(e_3 / S) takes the log of exp(-1000) / S, 0 in float: inf. */
+    float big[LAB3_CLASSES] = {1000.0f};
+    const uint8_t big_label[1] = {3};
+    expect_xent_ref(m, big, big_label, 1, 1.0f, 1000.0f,
+                    "lab3_softmax_xent({1000, 0, ..., 0}, label 3, loss_scale 1): a huge "
+                    "logit that is not the label");
+    /* Many rows: 4000 rows of ten equal logits, each row's loss ln 10
+     * (2.302585), the mean ln 10. In double the sum is 9210.34 to 10^-12;
+     * a float running sum rounds each of its 4000 additions to its ulp at
+     * 4096 to 8192 (2^-11), always the same way for a repeated term, and
+     * ends about 2 x 10^-4 off in relative terms, past the 10^-5 allowed. */
+    float *rows = xcalloc(XENT_ROWS * LAB3_CLASSES, sizeof(float));
+    uint8_t *labels = xcalloc(XENT_ROWS, 1);
+    for (size_t r = 0; r < XENT_ROWS; r++) {
+        for (int c = 0; c < LAB3_CLASSES; c++)
+            rows[r * LAB3_CLASSES + c] = 0.75f;
+        labels[r] = (uint8_t)(r % LAB3_CLASSES);
+    }
+    expect_xent_ref(m, rows, labels, XENT_ROWS, 4096.0f, 2.30258509f,
+                    "lab3_softmax_xent(4000 rows of ten equal logits, loss_scale 4096): "
+                    "the batch loss summed in double");
+    free(rows);
+    free(labels);
+}
+
 static void test_softmax_xent(void)
 {
     gr_mismatches m = {0};
@@ -666,6 +740,7 @@ static void test_softmax_xent(void)
     expect_close(&m, &zero, &l, &t1, 1, 1,
                  "lab3_softmax_xent({1000, 0, ..., 0}, label 0): loss (subtract the max)",
                  TOL_HAND);
+    check_xent_extremes(&m);
     npy_free(&y);
     free(logits);
     free(want_d);
@@ -756,6 +831,43 @@ static void test_scaler_update(void)
     lab3_scaler_update(&s, false);
     expect_gs(&m, (lab3_grad_scaler){0x1p127f, 2.0f, 0.5f, 1, 0}, s,
               "lab3_scaler_update(scale 2^127, growth 2, interval 1, found_inf false)");
+    /* Other factors and intervals (lab3.h: growth_factor, backoff_factor
+     * and growth_interval are the scaler's own, not 2, 0.5 and 2000):
+     * growth 1.5, backoff 0.25, interval 2 from scale 3 (every product
+     * exact: 3 x 1.5 = 4.5, 4.5 x 0.25 = 1.125). */
+    static const struct {
+        bool inf;
+        float scale;
+        int tracker;
+    } seq2[] = {{false, 3.0f, 1}, {false, 4.5f, 0}, {true, 1.125f, 0}, {false, 1.125f, 1},
+                {true, 0.28125f, 0}};
+    s = (lab3_grad_scaler){3.0f, 1.5f, 0.25f, 2, 0};
+    for (size_t i = 0; i < sizeof seq2 / sizeof seq2[0]; i++) {
+        lab3_grad_scaler before = s;
+        lab3_scaler_update(&s, seq2[i].inf);
+        snprintf(what, sizeof what,
+                 "step %zu of a sequence (growth 1.5, backoff 0.25, interval 2): "
+                 "lab3_scaler_update(scale %g, tracker %d, found_inf %s)",
+                 i + 1, (double)before.scale, before.growth_tracker,
+                 seq2[i].inf ? "true" : "false");
+        expect_gs(&m, (lab3_grad_scaler){seq2[i].scale, 1.5f, 0.25f, 2, seq2[i].tracker}, s,
+                  what);
+        s = (lab3_grad_scaler){seq2[i].scale, 1.5f, 0.25f, 2, seq2[i].tracker};
+    }
+    /* Growth 4 at interval 1: 2^125 grows to 2^127 (finite), 2^126 would
+     * reach 2^128 and stays; backoff 0.125 takes 2^-120 to 2^-123. */
+    s = (lab3_grad_scaler){0x1p125f, 4.0f, 0.125f, 1, 0};
+    lab3_scaler_update(&s, false);
+    expect_gs(&m, (lab3_grad_scaler){0x1p127f, 4.0f, 0.125f, 1, 0}, s,
+              "lab3_scaler_update(scale 2^125, growth 4, interval 1, found_inf false)");
+    s = (lab3_grad_scaler){0x1p126f, 4.0f, 0.125f, 1, 0};
+    lab3_scaler_update(&s, false);
+    expect_gs(&m, (lab3_grad_scaler){0x1p126f, 4.0f, 0.125f, 1, 0}, s,
+              "lab3_scaler_update(scale 2^126, growth 4, interval 1, found_inf false)");
+    s = (lab3_grad_scaler){0x1p-120f, 4.0f, 0.125f, 1, 0};
+    lab3_scaler_update(&s, true);
+    expect_gs(&m, (lab3_grad_scaler){0x1p-123f, 4.0f, 0.125f, 1, 0}, s,
+              "lab3_scaler_update(scale 2^-120, backoff 0.125, found_inf true)");
     /* PyTorch's defaults: 65536, tracker 1999 -> 131072, 0. */
     s = (lab3_grad_scaler){65536.0f, 2.0f, 0.5f, 2000, 1999};
     lab3_scaler_update(&s, false);
