@@ -1005,10 +1005,98 @@ static void check_step(gr_mismatches *m, lab3_mode mode)
     mlp_free(&from);
 }
 
+/* Scalers of got against want's, within rtol of want (exactly, rtol 0). */
+static void expect_scalers_of(gr_mismatches *m, lab3_mlp *want, lab3_mlp *got, double rtol,
+                              const char *what)
+{
+    static const char *const names[6] = {"l1.sx", "l1.sw", "l1.sdy", "l2.sx", "l2.sw", "l2.sdy"};
+    delayed_scaler *sw[6], *sg[6];
+    scalers_of(want, sw);
+    scalers_of(got, sg);
+    for (int k = 0; k < 6; k++) {
+        float w[18], g[18];
+        double tol[18];
+        w[0] = sw[k]->scale;
+        w[1] = sw[k]->scale_inv;
+        memcpy(w + 2, sw[k]->history, 16 * sizeof(float));
+        g[0] = sg[k]->scale;
+        g[1] = sg[k]->scale_inv;
+        memcpy(g + 2, sg[k]->history, 16 * sizeof(float));
+        for (int i = 0; i < 18; i++)
+            tol[i] = rtol * fabs((double)w[i]);
+        char label[192];
+        snprintf(label, sizeof label, "%s: %s, as {scale, scale_inv, history[0..15]}", what,
+                 names[k]);
+        expect_close(m, w, g, tol, 18, 18, label, rtol == 0.0 ? TOL_EXACT : TOL_STEP_SCALERS);
+    }
+}
+
+/* A step from a state the golden one never shows (lab3.h §8): loss scale 1,
+ * so gradients left from an earlier step are not hidden by a factor 65536
+ * (step 1 must zero them: dw and db of both layers start at 0.01 here);
+ * hidden unit 5 with a zero weight row and bias, so h[r][5] is exactly 0
+ * on every row and its gradient must be masked (dh = da where h > 0);
+ * batch 7 (of max_batch 32), lr 0.01, momentum 0.5. The expected state is
+ * the reference's step (linked in as ref_*) from the same state. */
+#define CRAFT_BATCH 7
+#define CRAFT_UNIT 5
+static void craft_state(lab3_mlp *g)
+{
+    g->gs = (lab3_grad_scaler){1.0f, 2.0f, 0.5f, 2000, 0};
+    g->lr = 0.01f;
+    g->momentum = 0.5f;
+    memset(g->l1.w + CRAFT_UNIT * LAB3_INPUTS, 0, LAB3_INPUTS * sizeof(float));
+    g->l1.b[CRAFT_UNIT] = 0.0f;
+    lab3_linear *ls[2] = {&g->l1, &g->l2};
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < ls[k]->out * ls[k]->in; i++)
+            ls[k]->dw[i] = 0.01f;
+        for (size_t i = 0; i < ls[k]->out; i++)
+            ls[k]->db[i] = 0.01f;
+    }
+}
+
+static void check_step_crafted(gr_mismatches *m, lab3_mode mode)
+{
+    lab3_mlp g, want, from;
+    mlp_load(&g, "before", mode);
+    mlp_load(&want, "before", mode);
+    mlp_load(&from, "before", mode);
+    craft_state(&g);
+    craft_state(&want);
+    craft_state(&from);
+    float *x = golden_f32("batch_x.npy", BATCH * LAB3_INPUTS);
+    npy_array y;
+    size_t yshape[1] = {BATCH};
+    gr_golden("batch_y.npy", NPY_U8, 1, yshape, &y);
+    lab3_step rs = ref_lab3_train_step(&want, x, y.data, CRAFT_BATCH);
+    lab3_step st = lab3_train_step(&g, x, y.data, CRAFT_BATCH);
+    const char *what = mode == LAB3_FP8
+                           ? "lab3_train_step (FP8, batch 7, loss scale 1, lr 0.01, momentum 0.5, "
+                             "dw and db left at 0.01, hidden unit 5 with h exactly 0)"
+                           : "lab3_train_step (FP32, batch 7, loss scale 1, lr 0.01, momentum "
+                             "0.5, dw and db left at 0.01, hidden unit 5 with h exactly 0)";
+    gr_expect(m, st.skipped == rs.skipped, "%s\n  skipped: expected %s, got %s", what,
+              rs.skipped ? "true" : "false", st.skipped ? "true" : "false");
+    double ltol = 1e-4 * fabs((double)rs.loss);
+    char label[256];
+    snprintf(label, sizeof label, "%s: the loss it returns", what);
+    expect_close(m, &rs.loss, &st.loss, &ltol, 1, 1, label, TOL_STEP_LOSS);
+    expect_params(m, &want, &g, &from, what);
+    expect_gs(m, want.gs, g.gs, what);
+    expect_scalers_of(m, &want, &g, mode == LAB3_FP8 ? 1e-5 : 0.0, what);
+    free(x);
+    npy_free(&y);
+    mlp_free(&g);
+    mlp_free(&want);
+    mlp_free(&from);
+}
+
 static void test_train_step_fp8(void)
 {
     gr_mismatches m = {0};
     check_step(&m, LAB3_FP8);
+    check_step_crafted(&m, LAB3_FP8);
     gr_finish(&m, "checks");
 }
 
@@ -1016,6 +1104,7 @@ static void test_train_step_fp32(void)
 {
     gr_mismatches m = {0};
     check_step(&m, LAB3_FP32);
+    check_step_crafted(&m, LAB3_FP32);
     gr_finish(&m, "checks");
 }
 
