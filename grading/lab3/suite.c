@@ -60,12 +60,12 @@ static float *golden_f32(const char *name, size_t n)
 
 /* ---- layers and models from the goldens ------------------------------------------ */
 
-static void layer_alloc(lab3_linear *L, size_t in, size_t out)
+static void layer_alloc_n(lab3_linear *L, size_t in, size_t out, size_t max_batch)
 {
     memset(L, 0, sizeof *L);
     L->in = in;
     L->out = out;
-    L->max_batch = BATCH;
+    L->max_batch = max_batch;
     L->w = xcalloc(out * in, sizeof(float));
     L->dw = xcalloc(out * in, sizeof(float));
     L->mw = xcalloc(out * in, sizeof(float));
@@ -73,12 +73,17 @@ static void layer_alloc(lab3_linear *L, size_t in, size_t out)
     L->b = xcalloc(out, sizeof(float));
     L->db = xcalloc(out, sizeof(float));
     L->mb = xcalloc(out, sizeof(float));
-    L->xq = xcalloc(BATCH * in, sizeof(float));
-    L->dyq = xcalloc(BATCH * out, sizeof(float));
+    L->xq = xcalloc(max_batch * in, sizeof(float));
+    L->dyq = xcalloc(max_batch * out, sizeof(float));
     delayed_init(&L->sx, FP8_E4M3, false, 16, 0);
     delayed_init(&L->sw, FP8_E4M3, false, 16, 0);
     delayed_init(&L->sdy, FP8_E5M2, false, 16, 0);
     L->xq_scale_inv = L->wq_scale_inv = 1.0f;
+}
+
+static void layer_alloc(lab3_linear *L, size_t in, size_t out)
+{
+    layer_alloc_n(L, in, out, BATCH);
 }
 
 static void layer_free(lab3_linear *L)
@@ -376,6 +381,122 @@ static void test_cast_e5m2(void)
 
 /* ---- §4 the linear layer ---------------------------------------------------------------- */
 
+enum { CHECK_DX = 1, CHECK_DW = 2 };
+
+/* ---- a layer of three different dimensions ---------------------------------------------- */
+
+/* The golden layers have batch = out (l1) and batch = in (l2), and l1's
+ * backward has no dx: a slip that swaps two of them passes there. This
+ * layer has batch 5 (of max_batch 8), in 7, out 3; its operands are drawn
+ * from a fixed seed, the scalers' scales are 16, 64 and 1024, and the
+ * expected values are the reference's (linked in as ref_*) on a copy. */
+#define TINY_BATCH 5
+#define TINY_MAX 8
+#define TINY_IN 7
+#define TINY_OUT 3
+extern __typeof__(lab3_linear_forward) ref_lab3_linear_forward;
+extern __typeof__(lab3_linear_backward) ref_lab3_linear_backward;
+
+static void tiny_layer(lab3_linear *L, float start)
+{
+    rng_state rng;
+    rng_seed(&rng, 31, 3);
+    layer_alloc_n(L, TINY_IN, TINY_OUT, TINY_MAX);
+    rng_fill_uniform(&rng, L->w, TINY_OUT * TINY_IN, -2.0f, 2.0f);
+    rng_fill_uniform(&rng, L->b, TINY_OUT, -1.0f, 1.0f);
+    for (size_t i = 0; i < TINY_OUT * TINY_IN; i++)
+        L->dw[i] = start;
+    for (size_t i = 0; i < TINY_OUT; i++)
+        L->db[i] = start;
+    delayed_scaler *sc[3] = {&L->sx, &L->sw, &L->sdy};
+    const float scales[3] = {16.0f, 64.0f, 1024.0f};
+    for (int k = 0; k < 3; k++) {
+        sc[k]->scale = scales[k];
+        sc[k]->scale_inv = 1.0f / scales[k];
+        sc[k]->history[0] = 0.5f;
+    }
+}
+
+/* checks 0: forward; else backward's dx (CHECK_DX), dW and db (CHECK_DW). */
+static void check_linear_tiny(gr_mismatches *m, lab3_mode mode, int checks)
+{
+    lab3_linear g, r;
+    tiny_layer(&g, 0.25f);
+    tiny_layer(&r, 0.25f);
+    rng_state rng;
+    rng_seed(&rng, 31, 4);
+    float x[TINY_BATCH * TINY_IN], dy[TINY_BATCH * TINY_OUT];
+    float y[TINY_BATCH * TINY_OUT], want_y[TINY_BATCH * TINY_OUT];
+    float dx[TINY_BATCH * TINY_IN], want_dx[TINY_BATCH * TINY_IN];
+    rng_fill_uniform(&rng, x, TINY_BATCH * TINY_IN, -3.0f, 3.0f);
+    rng_fill_uniform(&rng, dy, TINY_BATCH * TINY_OUT, -0.5f, 0.5f);
+    const char *mname = mode == LAB3_FP8 ? "LAB3_FP8" : "LAB3_FP32";
+    char name[200];
+    ref_lab3_linear_forward(&r, x, TINY_BATCH, mode, want_y);
+    float s = r.xq_scale_inv * r.wq_scale_inv;
+    if (checks == 0) {
+        lab3_linear_forward(&g, x, TINY_BATCH, mode, y);
+        double *tol = gemm_tol(r.xq, r.wq, TINY_BATCH, TINY_OUT, TINY_IN, 0, s, r.b);
+        snprintf(name, sizeof name,
+                 "lab3_linear_forward(batch 5 of max_batch 8, in 7, out 3, %s): y", mname);
+        expect_close(m, want_y, y, tol, TINY_BATCH * TINY_OUT, TINY_OUT, name, TOL_GEMM);
+        free(tol);
+        snprintf(name, sizeof name, "lab3_linear_forward(batch 5, in 7, out 3, %s): xq", mname);
+        expect_bits(m, r.xq, g.xq, TINY_BATCH * TINY_IN, TINY_IN, name);
+        snprintf(name, sizeof name, "lab3_linear_forward(batch 5, in 7, out 3, %s): wq", mname);
+        expect_bits(m, r.wq, g.wq, TINY_OUT * TINY_IN, TINY_IN, name);
+    } else {
+        /* As the reference's forward left it, then backward from dy. */
+        memcpy(g.xq, r.xq, TINY_BATCH * TINY_IN * sizeof(float));
+        memcpy(g.wq, r.wq, TINY_OUT * TINY_IN * sizeof(float));
+        g.xq_scale_inv = r.xq_scale_inv;
+        g.wq_scale_inv = r.wq_scale_inv;
+        g.sx = r.sx;
+        g.sw = r.sw;
+        ref_lab3_linear_backward(&r, dy, TINY_BATCH, mode, want_dx);
+        lab3_linear_backward(&g, dy, TINY_BATCH, mode, dx);
+        float sdy = mode == LAB3_FP8 ? r.sdy.scale_inv : 1.0f;
+        if (checks & CHECK_DX) {
+            double *tol = gemm_tol(r.dyq, r.wq, TINY_BATCH, TINY_IN, TINY_OUT, 1,
+                                   (double)sdy * r.wq_scale_inv, NULL);
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 5 of max_batch 8, in 7, out 3, %s): dx", mname);
+            expect_close(m, want_dx, dx, tol, TINY_BATCH * TINY_IN, TINY_IN, name, TOL_GEMM);
+            free(tol);
+            snprintf(name, sizeof name, "lab3_linear_backward(batch 5, in 7, out 3, %s): dyq",
+                     mname);
+            expect_bits(m, r.dyq, g.dyq, TINY_BATCH * TINY_OUT, TINY_OUT, name);
+        }
+        if (checks & CHECK_DW) {
+            float *dyt = transpose(r.dyq, TINY_BATCH, TINY_OUT);
+            float add[TINY_IN];
+            for (size_t i = 0; i < TINY_IN; i++)
+                add[i] = 0.25f;
+            double *tol = gemm_tol(dyt, r.xq, TINY_OUT, TINY_IN, TINY_BATCH, 1,
+                                   (double)sdy * r.xq_scale_inv, add);
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 5 of max_batch 8, in 7, out 3, %s): dW, "
+                     "starting from 0.25", mname);
+            expect_close(m, r.dw, g.dw, tol, TINY_OUT * TINY_IN, TINY_IN, name, TOL_GEMM);
+            free(tol);
+            free(dyt);
+            double btol[TINY_OUT];
+            for (size_t o = 0; o < TINY_OUT; o++) {
+                double sabs = 0.25;
+                for (size_t b = 0; b < TINY_BATCH; b++)
+                    sabs += fabs((double)dy[b * TINY_OUT + o]);
+                btol[o] = 2.0 * (TINY_BATCH + 2) * 0x1p-24 * sabs + 0x1p-126;
+            }
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 5, in 7, out 3, %s): db, starting from 0.25",
+                     mname);
+            expect_close(m, r.db, g.db, btol, TINY_OUT, TINY_OUT, name, TOL_SUM);
+        }
+    }
+    layer_free(&g);
+    layer_free(&r);
+}
+
 static void check_forward(gr_mismatches *m, lab3_mode mode)
 {
     lab3_mlp g;
@@ -457,6 +578,7 @@ static void test_forward_fp8(void)
 {
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP8);
+    check_linear_tiny(&m, LAB3_FP8, 0);
     gr_finish(&m, "checks");
 }
 
@@ -464,6 +586,7 @@ static void test_forward_fp32(void)
 {
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP32);
+    check_linear_tiny(&m, LAB3_FP32, 0);
     gr_finish(&m, "checks");
 }
 
@@ -483,7 +606,6 @@ static void as_after_forward(lab3_linear *L, const float *x, lab3_mode mode)
     }
 }
 
-enum { CHECK_DX = 1, CHECK_DW = 2 };
 
 /* Backward of both layers from the golden dlogits and dh, from zero
  * gradients, or from gradients of `start` (to see that backward adds). */
@@ -601,6 +723,7 @@ static void test_backward_dx(void)
 {
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP8, CHECK_DX, 0.0f);
+    check_linear_tiny(&m, LAB3_FP8, CHECK_DX);
     gr_finish(&m, "checks");
 }
 
@@ -609,6 +732,7 @@ static void test_backward_dw_db(void)
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP8, CHECK_DW, 0.0f);
     check_backward(&m, LAB3_FP8, CHECK_DW, 0.25f); /* backward adds */
+    check_linear_tiny(&m, LAB3_FP8, CHECK_DW);
     gr_finish(&m, "checks");
 }
 
@@ -616,6 +740,7 @@ static void test_backward_fp32(void)
 {
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP32, CHECK_DX | CHECK_DW, 0.0f);
+    check_linear_tiny(&m, LAB3_FP32, CHECK_DX | CHECK_DW);
     gr_finish(&m, "checks");
 }
 
