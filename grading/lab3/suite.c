@@ -1003,6 +1003,41 @@ static void test_scaler_update(void)
 
 /* ---- §7 SGD ---------------------------------------------------------------------------------- */
 
+/* lab3_sgd_step with other lr and momentum (the golden step has 0.05 and
+ * 0.9) on the small layer (21 weights, 3 biases: no multiple of 4), its
+ * momenta and gradients drawn from a fixed seed; against the reference
+ * (linked in as ref_*), bit for bit. Momentum 0 is the end of its range:
+ * m = g, w = w - lr g. */
+extern __typeof__(lab3_sgd_step) ref_lab3_sgd_step;
+static void check_sgd_tiny(gr_mismatches *m, float lr, float momentum)
+{
+    lab3_linear g, r;
+    tiny_layer(&g, 0.0f);
+    tiny_layer(&r, 0.0f);
+    lab3_linear *both[2] = {&g, &r};
+    for (int k = 0; k < 2; k++) {
+        rng_state rng;
+        rng_seed(&rng, 31, 5);
+        rng_fill_uniform(&rng, both[k]->mw, TINY_OUT * TINY_IN, -1.0f, 1.0f);
+        rng_fill_uniform(&rng, both[k]->mb, TINY_OUT, -1.0f, 1.0f);
+        rng_fill_uniform(&rng, both[k]->dw, TINY_OUT * TINY_IN, -1.0f, 1.0f);
+        rng_fill_uniform(&rng, both[k]->db, TINY_OUT, -1.0f, 1.0f);
+    }
+    ref_lab3_sgd_step(&r, lr, momentum);
+    lab3_sgd_step(&g, lr, momentum);
+    char what[160];
+    const char *part[4] = {"w", "mw", "b", "mb"};
+    const float *want[4] = {r.w, r.mw, r.b, r.mb}, *got[4] = {g.w, g.mw, g.b, g.mb};
+    const size_t n[4] = {TINY_OUT * TINY_IN, TINY_OUT * TINY_IN, TINY_OUT, TINY_OUT};
+    for (int k = 0; k < 4; k++) {
+        snprintf(what, sizeof what, "lab3_sgd_step(3 x 7 layer, lr %g, momentum %g): %s",
+                 (double)lr, (double)momentum, part[k]);
+        expect_bits(m, want[k], got[k], n[k], k < 2 ? TINY_IN : TINY_OUT, what);
+    }
+    layer_free(&g);
+    layer_free(&r);
+}
+
 static void test_sgd_step(void)
 {
     lab3_mlp g, after;
@@ -1033,6 +1068,8 @@ static void test_sgd_step(void)
                 "lab3_sgd_step(l2, ...): w2");
     expect_bits(&m, after.l2.mb, g.l2.mb, LAB3_CLASSES, LAB3_CLASSES,
                 "lab3_sgd_step(l2, ...): mb2");
+    check_sgd_tiny(&m, 0.5f, 0.0f);
+    check_sgd_tiny(&m, 0.001f, 0.99f);
     mlp_free(&g);
     mlp_free(&after);
     gr_finish(&m, "checks");
