@@ -435,7 +435,16 @@ static void check_linear_tiny(gr_mismatches *m, lab3_mode mode, int checks)
     ref_lab3_linear_forward(&r, x, TINY_BATCH, mode, want_y);
     float s = r.xq_scale_inv * r.wq_scale_inv;
     if (checks == 0) {
+        /* Left from an earlier FP8 forward: FP32 must set both to 1. */
+        g.xq_scale_inv = 0.25f;
+        g.wq_scale_inv = 0.125f;
         lab3_linear_forward(&g, x, TINY_BATCH, mode, y);
+        float want_si[2] = {r.xq_scale_inv, r.wq_scale_inv};
+        float got_si[2] = {g.xq_scale_inv, g.wq_scale_inv};
+        snprintf(name, sizeof name,
+                 "lab3_linear_forward(batch 5, in 7, out 3, %s, scale_invs 0.25 and 0.125 "
+                 "before): {xq_scale_inv, wq_scale_inv}", mname);
+        expect_bits(m, want_si, got_si, 2, 2, name);
         double *tol = gemm_tol(r.xq, r.wq, TINY_BATCH, TINY_OUT, TINY_IN, 0, s, r.b);
         snprintf(name, sizeof name,
                  "lab3_linear_forward(batch 5 of max_batch 8, in 7, out 3, %s): y", mname);
@@ -901,6 +910,13 @@ static void test_unscale(void)
     expect_unscale(&m, c, 2, 1.0f, true, "lab3_unscale({NaN, 1}, scale 1)");
     const float d[1] = {FLT_MAX};
     expect_unscale(&m, d, 1, 0.5f, true, "lab3_unscale({FLT_MAX}, scale 0.5): overflows");
+    /* -inf is not finite either: in the first four elements and in a
+     * shorter tail. */
+    const float ni[4] = {-INFINITY, 1.0f, 2.0f, 3.0f};
+    expect_unscale(&m, ni, 4, 2.0f, true, "lab3_unscale({-inf, 1, 2, 3}, scale 2)");
+    expect_unscale(&m, ni + 1, 3, 2.0f, false, "lab3_unscale({1, 2, 3}, scale 2)");
+    const float ni2[2] = {1.0f, -INFINITY};
+    expect_unscale(&m, ni2, 2, 2.0f, true, "lab3_unscale({1, -inf}, scale 2)");
     /* A scale that is not a power of two: its reciprocal, rounded to float. */
     const float e[1] = {1.0f};
     expect_unscale(&m, e, 1, 0x1.fffffcp+0f, false, "lab3_unscale({1}, scale 0x1.fffffcp+0)");
