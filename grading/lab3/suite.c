@@ -808,20 +808,21 @@ static void check_xent_extremes(gr_mismatches *m)
     expect_xent_ref(m, big, big_label, 1, 1.0f, 1000.0f,
                     "lab3_softmax_xent({1000, 0, ..., 0}, label 3, loss_scale 1): a huge "
                     "logit that is not the label");
-    /* Many rows: 4000 rows of ten equal logits, each row's loss ln 10
-     * (2.302585), the mean ln 10. In double the sum is 9210.34 to 10^-12;
-     * a float running sum rounds each of its 4000 additions to its ulp at
-     * 4096 to 8192 (2^-11), always the same way for a repeated term, and
-     * ends about 2 x 10^-4 off in relative terms, past the 10^-5 allowed. */
+    /* Many rows: 4000 rows {4.14, 0, ..., 0}, each with label 1, so each
+     * row's loss is log(e^4.14 + 9) = 4.2739238 and so is the mean. A
+     * float running sum rounds each of its 4000 additions to its ulp (2^-9
+     * near the end, at 17096), much the same way each time for a repeated
+     * term, and ends 6 x 10^-5 off in relative terms, past the 10^-5
+     * allowed; the double sum is good to 10^-12. (4.14 came from a sweep of
+     * the first logit over 0 ... 8 for the largest float-sum error.) */
     float *rows = xcalloc(XENT_ROWS * LAB3_CLASSES, sizeof(float));
     uint8_t *labels = xcalloc(XENT_ROWS, 1);
     for (size_t r = 0; r < XENT_ROWS; r++) {
-        for (int c = 0; c < LAB3_CLASSES; c++)
-            rows[r * LAB3_CLASSES + c] = 0.75f;
-        labels[r] = (uint8_t)(r % LAB3_CLASSES);
+        rows[r * LAB3_CLASSES] = 4.14f;
+        labels[r] = 1;
     }
-    expect_xent_ref(m, rows, labels, XENT_ROWS, 4096.0f, 2.30258509f,
-                    "lab3_softmax_xent(4000 rows of ten equal logits, loss_scale 4096): "
+    expect_xent_ref(m, rows, labels, XENT_ROWS, 4096.0f, 4.2739238f,
+                    "lab3_softmax_xent(4000 rows {4.14, 0, ..., 0}, label 1, loss_scale 4096): "
                     "the batch loss summed in double");
     free(rows);
     free(labels);
