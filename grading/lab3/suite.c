@@ -60,12 +60,12 @@ static float *golden_f32(const char *name, size_t n)
 
 /* ---- layers and models from the goldens ------------------------------------------ */
 
-static void layer_alloc(lab3_linear *L, size_t in, size_t out)
+static void layer_alloc_n(lab3_linear *L, size_t in, size_t out, size_t max_batch)
 {
     memset(L, 0, sizeof *L);
     L->in = in;
     L->out = out;
-    L->max_batch = BATCH;
+    L->max_batch = max_batch;
     L->w = xcalloc(out * in, sizeof(float));
     L->dw = xcalloc(out * in, sizeof(float));
     L->mw = xcalloc(out * in, sizeof(float));
@@ -73,12 +73,17 @@ static void layer_alloc(lab3_linear *L, size_t in, size_t out)
     L->b = xcalloc(out, sizeof(float));
     L->db = xcalloc(out, sizeof(float));
     L->mb = xcalloc(out, sizeof(float));
-    L->xq = xcalloc(BATCH * in, sizeof(float));
-    L->dyq = xcalloc(BATCH * out, sizeof(float));
+    L->xq = xcalloc(max_batch * in, sizeof(float));
+    L->dyq = xcalloc(max_batch * out, sizeof(float));
     delayed_init(&L->sx, FP8_E4M3, false, 16, 0);
     delayed_init(&L->sw, FP8_E4M3, false, 16, 0);
     delayed_init(&L->sdy, FP8_E5M2, false, 16, 0);
     L->xq_scale_inv = L->wq_scale_inv = 1.0f;
+}
+
+static void layer_alloc(lab3_linear *L, size_t in, size_t out)
+{
+    layer_alloc_n(L, in, out, BATCH);
 }
 
 static void layer_free(lab3_linear *L)
@@ -279,6 +284,8 @@ static void expect_cast(gr_mismatches *m, const delayed_scaler *before, const fl
 
 /* The reference solution, linked in as ref_* (suite.h, gr_seed). */
 extern __typeof__(lab3_cast) ref_lab3_cast;
+extern __typeof__(lab3_softmax_xent) ref_lab3_softmax_xent;
+extern __typeof__(lab3_train_step) ref_lab3_train_step;
 
 /* Hidden inputs (./grader --seed): HIDDEN_CASTS tensors drawn from the seed
  * (magnitudes over 20 binades, a few NaNs), each cast with a scaler of a
@@ -374,6 +381,131 @@ static void test_cast_e5m2(void)
 
 /* ---- §4 the linear layer ---------------------------------------------------------------- */
 
+enum { CHECK_DX = 1, CHECK_DW = 2 };
+
+/* ---- a layer of three different dimensions ---------------------------------------------- */
+
+/* The golden layers have batch = out (l1) and batch = in (l2), and l1's
+ * backward has no dx: a slip that swaps two of them passes there. This
+ * layer has batch 5 (of max_batch 8), in 7, out 3; its operands are drawn
+ * from a fixed seed, the scalers' scales are 16, 64 and 1024, and the
+ * expected values are the reference's (linked in as ref_*) on a copy. */
+#define TINY_BATCH 5
+#define TINY_MAX 8
+#define TINY_IN 7
+#define TINY_OUT 3
+extern __typeof__(lab3_linear_forward) ref_lab3_linear_forward;
+extern __typeof__(lab3_linear_backward) ref_lab3_linear_backward;
+
+static void tiny_layer(lab3_linear *L, float start)
+{
+    rng_state rng;
+    rng_seed(&rng, 31, 3);
+    layer_alloc_n(L, TINY_IN, TINY_OUT, TINY_MAX);
+    rng_fill_uniform(&rng, L->w, TINY_OUT * TINY_IN, -2.0f, 2.0f);
+    rng_fill_uniform(&rng, L->b, TINY_OUT, -1.0f, 1.0f);
+    for (size_t i = 0; i < TINY_OUT * TINY_IN; i++)
+        L->dw[i] = start;
+    for (size_t i = 0; i < TINY_OUT; i++)
+        L->db[i] = start;
+    delayed_scaler *sc[3] = {&L->sx, &L->sw, &L->sdy};
+    const float scales[3] = {16.0f, 64.0f, 1024.0f};
+    for (int k = 0; k < 3; k++) {
+        sc[k]->scale = scales[k];
+        sc[k]->scale_inv = 1.0f / scales[k];
+        sc[k]->history[0] = 0.5f;
+    }
+}
+
+/* checks 0: forward; else backward's dx (CHECK_DX), dW and db (CHECK_DW). */
+static void check_linear_tiny(gr_mismatches *m, lab3_mode mode, int checks)
+{
+    lab3_linear g, r;
+    tiny_layer(&g, 0.25f);
+    tiny_layer(&r, 0.25f);
+    rng_state rng;
+    rng_seed(&rng, 31, 4);
+    float x[TINY_BATCH * TINY_IN], dy[TINY_BATCH * TINY_OUT];
+    float y[TINY_BATCH * TINY_OUT], want_y[TINY_BATCH * TINY_OUT];
+    float dx[TINY_BATCH * TINY_IN], want_dx[TINY_BATCH * TINY_IN];
+    rng_fill_uniform(&rng, x, TINY_BATCH * TINY_IN, -3.0f, 3.0f);
+    rng_fill_uniform(&rng, dy, TINY_BATCH * TINY_OUT, -0.5f, 0.5f);
+    const char *mname = mode == LAB3_FP8 ? "LAB3_FP8" : "LAB3_FP32";
+    char name[200];
+    ref_lab3_linear_forward(&r, x, TINY_BATCH, mode, want_y);
+    float s = r.xq_scale_inv * r.wq_scale_inv;
+    if (checks == 0) {
+        /* Left from an earlier FP8 forward: FP32 must set both to 1. */
+        g.xq_scale_inv = 0.25f;
+        g.wq_scale_inv = 0.125f;
+        lab3_linear_forward(&g, x, TINY_BATCH, mode, y);
+        float want_si[2] = {r.xq_scale_inv, r.wq_scale_inv};
+        float got_si[2] = {g.xq_scale_inv, g.wq_scale_inv};
+        snprintf(name, sizeof name,
+                 "lab3_linear_forward(batch 5, in 7, out 3, %s, scale_invs 0.25 and 0.125 "
+                 "before): {xq_scale_inv, wq_scale_inv}", mname);
+        expect_bits(m, want_si, got_si, 2, 2, name);
+        double *tol = gemm_tol(r.xq, r.wq, TINY_BATCH, TINY_OUT, TINY_IN, 0, s, r.b);
+        snprintf(name, sizeof name,
+                 "lab3_linear_forward(batch 5 of max_batch 8, in 7, out 3, %s): y", mname);
+        expect_close(m, want_y, y, tol, TINY_BATCH * TINY_OUT, TINY_OUT, name, TOL_GEMM);
+        free(tol);
+        snprintf(name, sizeof name, "lab3_linear_forward(batch 5, in 7, out 3, %s): xq", mname);
+        expect_bits(m, r.xq, g.xq, TINY_BATCH * TINY_IN, TINY_IN, name);
+        snprintf(name, sizeof name, "lab3_linear_forward(batch 5, in 7, out 3, %s): wq", mname);
+        expect_bits(m, r.wq, g.wq, TINY_OUT * TINY_IN, TINY_IN, name);
+    } else {
+        /* As the reference's forward left it, then backward from dy. */
+        memcpy(g.xq, r.xq, TINY_BATCH * TINY_IN * sizeof(float));
+        memcpy(g.wq, r.wq, TINY_OUT * TINY_IN * sizeof(float));
+        g.xq_scale_inv = r.xq_scale_inv;
+        g.wq_scale_inv = r.wq_scale_inv;
+        g.sx = r.sx;
+        g.sw = r.sw;
+        ref_lab3_linear_backward(&r, dy, TINY_BATCH, mode, want_dx);
+        lab3_linear_backward(&g, dy, TINY_BATCH, mode, dx);
+        float sdy = mode == LAB3_FP8 ? r.sdy.scale_inv : 1.0f;
+        if (checks & CHECK_DX) {
+            double *tol = gemm_tol(r.dyq, r.wq, TINY_BATCH, TINY_IN, TINY_OUT, 1,
+                                   (double)sdy * r.wq_scale_inv, NULL);
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 5 of max_batch 8, in 7, out 3, %s): dx", mname);
+            expect_close(m, want_dx, dx, tol, TINY_BATCH * TINY_IN, TINY_IN, name, TOL_GEMM);
+            free(tol);
+            snprintf(name, sizeof name, "lab3_linear_backward(batch 5, in 7, out 3, %s): dyq",
+                     mname);
+            expect_bits(m, r.dyq, g.dyq, TINY_BATCH * TINY_OUT, TINY_OUT, name);
+        }
+        if (checks & CHECK_DW) {
+            float *dyt = transpose(r.dyq, TINY_BATCH, TINY_OUT);
+            float add[TINY_IN];
+            for (size_t i = 0; i < TINY_IN; i++)
+                add[i] = 0.25f;
+            double *tol = gemm_tol(dyt, r.xq, TINY_OUT, TINY_IN, TINY_BATCH, 1,
+                                   (double)sdy * r.xq_scale_inv, add);
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 5 of max_batch 8, in 7, out 3, %s): dW, "
+                     "starting from 0.25", mname);
+            expect_close(m, r.dw, g.dw, tol, TINY_OUT * TINY_IN, TINY_IN, name, TOL_GEMM);
+            free(tol);
+            free(dyt);
+            double btol[TINY_OUT];
+            for (size_t o = 0; o < TINY_OUT; o++) {
+                double sabs = 0.25;
+                for (size_t b = 0; b < TINY_BATCH; b++)
+                    sabs += fabs((double)dy[b * TINY_OUT + o]);
+                btol[o] = 2.0 * (TINY_BATCH + 2) * 0x1p-24 * sabs + 0x1p-126;
+            }
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 5, in 7, out 3, %s): db, starting from 0.25",
+                     mname);
+            expect_close(m, r.db, g.db, btol, TINY_OUT, TINY_OUT, name, TOL_SUM);
+        }
+    }
+    layer_free(&g);
+    layer_free(&r);
+}
+
 static void check_forward(gr_mismatches *m, lab3_mode mode)
 {
     lab3_mlp g;
@@ -455,6 +587,7 @@ static void test_forward_fp8(void)
 {
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP8);
+    check_linear_tiny(&m, LAB3_FP8, 0);
     gr_finish(&m, "checks");
 }
 
@@ -462,6 +595,7 @@ static void test_forward_fp32(void)
 {
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP32);
+    check_linear_tiny(&m, LAB3_FP32, 0);
     gr_finish(&m, "checks");
 }
 
@@ -481,7 +615,6 @@ static void as_after_forward(lab3_linear *L, const float *x, lab3_mode mode)
     }
 }
 
-enum { CHECK_DX = 1, CHECK_DW = 2 };
 
 /* Backward of both layers from the golden dlogits and dh, from zero
  * gradients, or from gradients of `start` (to see that backward adds). */
@@ -599,6 +732,7 @@ static void test_backward_dx(void)
 {
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP8, CHECK_DX, 0.0f);
+    check_linear_tiny(&m, LAB3_FP8, CHECK_DX);
     gr_finish(&m, "checks");
 }
 
@@ -607,6 +741,7 @@ static void test_backward_dw_db(void)
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP8, CHECK_DW, 0.0f);
     check_backward(&m, LAB3_FP8, CHECK_DW, 0.25f); /* backward adds */
+    check_linear_tiny(&m, LAB3_FP8, CHECK_DW);
     gr_finish(&m, "checks");
 }
 
@@ -614,10 +749,84 @@ static void test_backward_fp32(void)
 {
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP32, CHECK_DX | CHECK_DW, 0.0f);
+    check_linear_tiny(&m, LAB3_FP32, CHECK_DX | CHECK_DW);
     gr_finish(&m, "checks");
 }
 
 /* ---- §5 the loss ---------------------------------------------------------------------------- */
+
+/* lab3_softmax_xent on batch rows of logits against the reference (linked
+ * in as ref_*), with softmax_xent's tolerances; want_loss, when not NaN, is
+ * the loss worked by hand, and the reference must agree with it. */
+static void expect_xent_ref(gr_mismatches *m, const float *logits, const uint8_t *labels,
+                            size_t batch, float loss_scale, float want_loss, const char *what)
+{
+    size_t n = batch * LAB3_CLASSES;
+    float *want = xcalloc(n, sizeof(float)), *got = xcalloc(n, sizeof(float));
+    double *tol = xcalloc(n, sizeof(double));
+    float rl = ref_lab3_softmax_xent(logits, labels, batch, loss_scale, want);
+    ck_assert_msg(isnan(want_loss) || fabsf(rl - want_loss) <= 1e-5f * fabsf(want_loss),
+                  "the reference's loss on %s, %s, is not the hand-worked %s", what,
+                  gr_f32(rl), gr_f32(want_loss));
+    float loss = lab3_softmax_xent(logits, labels, batch, loss_scale, got);
+    for (size_t i = 0; i < n; i++)
+        tol[i] = 1e-5 * (double)loss_scale / (double)batch;
+    char label[200];
+    snprintf(label, sizeof label, "%s: dlogits", what);
+    expect_close(m, want, got, tol, n, LAB3_CLASSES, label, TOL_XENT);
+    double ltol = 1e-5 * fabs((double)rl);
+    snprintf(label, sizeof label, "%s: the mean loss", what);
+    expect_close(m, &rl, &loss, &ltol, 1, 1, label, TOL_XENT_LOSS);
+    free(want);
+    free(got);
+    free(tol);
+}
+
+/* The extremes lab3.h's softmax_xent must survive, with batches and loss
+ * scales other than the golden step's 32 and 65536. */
+#define XENT_ROWS 4000
+static void check_xent_extremes(gr_mismatches *m)
+{
+    /* Every logit negative, far below 0: a row max that starts at 0 rather
+     * than at the row's first logit exponentiates -1000 and gets 0 / 0.
+     * Batch 3, loss scale 1000. */
+    float neg[3 * LAB3_CLASSES];
+    for (int c = 0; c < LAB3_CLASSES; c++) {
+        neg[c] = -1000.0f - (float)c;
+        neg[LAB3_CLASSES + c] = -200.0f + 5.0f * (float)c;
+        neg[2 * LAB3_CLASSES + c] = -0.5f - 0.25f * (float)c;
+    }
+    const uint8_t neg_labels[3] = {2, 7, 0};
+    expect_xent_ref(m, neg, neg_labels, 3, 1000.0f, NAN,
+                    "lab3_softmax_xent(every logit negative: rows from -1000, -200, -0.5; "
+                    "batch 3, loss_scale 1000)");
+    /* A huge logit that is not the label: {1000, 0, ..., 0}, label 3. The
+     * loss is log(e^1000 + 9) - 0 = 1000 (to float); the textbook
+     * -log(e_3 / S) takes the log of exp(-1000) / S, 0 in float: inf. */
+    float big[LAB3_CLASSES] = {1000.0f};
+    const uint8_t big_label[1] = {3};
+    expect_xent_ref(m, big, big_label, 1, 1.0f, 1000.0f,
+                    "lab3_softmax_xent({1000, 0, ..., 0}, label 3, loss_scale 1): a huge "
+                    "logit that is not the label");
+    /* Many rows: 4000 rows {4.14, 0, ..., 0}, each with label 1, so each
+     * row's loss is log(e^4.14 + 9) = 4.2739238 and so is the mean. A
+     * float running sum rounds each of its 4000 additions to its ulp (2^-9
+     * near the end, at 17096), much the same way each time for a repeated
+     * term, and ends 6 x 10^-5 off in relative terms, past the 10^-5
+     * allowed; the double sum is good to 10^-12. (4.14 came from a sweep of
+     * the first logit over 0 ... 8 for the largest float-sum error.) */
+    float *rows = xcalloc(XENT_ROWS * LAB3_CLASSES, sizeof(float));
+    uint8_t *labels = xcalloc(XENT_ROWS, 1);
+    for (size_t r = 0; r < XENT_ROWS; r++) {
+        rows[r * LAB3_CLASSES] = 4.14f;
+        labels[r] = 1;
+    }
+    expect_xent_ref(m, rows, labels, XENT_ROWS, 4096.0f, 4.2739238f,
+                    "lab3_softmax_xent(4000 rows {4.14, 0, ..., 0}, label 1, loss_scale 4096): "
+                    "the batch loss summed in double");
+    free(rows);
+    free(labels);
+}
 
 static void test_softmax_xent(void)
 {
@@ -666,6 +875,7 @@ static void test_softmax_xent(void)
     expect_close(&m, &zero, &l, &t1, 1, 1,
                  "lab3_softmax_xent({1000, 0, ..., 0}, label 0): loss (subtract the max)",
                  TOL_HAND);
+    check_xent_extremes(&m);
     npy_free(&y);
     free(logits);
     free(want_d);
@@ -701,6 +911,13 @@ static void test_unscale(void)
     expect_unscale(&m, c, 2, 1.0f, true, "lab3_unscale({NaN, 1}, scale 1)");
     const float d[1] = {FLT_MAX};
     expect_unscale(&m, d, 1, 0.5f, true, "lab3_unscale({FLT_MAX}, scale 0.5): overflows");
+    /* -inf is not finite either: in the first four elements and in a
+     * shorter tail. */
+    const float ni[4] = {-INFINITY, 1.0f, 2.0f, 3.0f};
+    expect_unscale(&m, ni, 4, 2.0f, true, "lab3_unscale({-inf, 1, 2, 3}, scale 2)");
+    expect_unscale(&m, ni + 1, 3, 2.0f, false, "lab3_unscale({1, 2, 3}, scale 2)");
+    const float ni2[2] = {1.0f, -INFINITY};
+    expect_unscale(&m, ni2, 2, 2.0f, true, "lab3_unscale({1, -inf}, scale 2)");
     /* A scale that is not a power of two: its reciprocal, rounded to float. */
     const float e[1] = {1.0f};
     expect_unscale(&m, e, 1, 0x1.fffffcp+0f, false, "lab3_unscale({1}, scale 0x1.fffffcp+0)");
@@ -756,6 +973,43 @@ static void test_scaler_update(void)
     lab3_scaler_update(&s, false);
     expect_gs(&m, (lab3_grad_scaler){0x1p127f, 2.0f, 0.5f, 1, 0}, s,
               "lab3_scaler_update(scale 2^127, growth 2, interval 1, found_inf false)");
+    /* Other factors and intervals (lab3.h: growth_factor, backoff_factor
+     * and growth_interval are the scaler's own, not 2, 0.5 and 2000):
+     * growth 1.5, backoff 0.25, interval 2 from scale 3 (every product
+     * exact: 3 x 1.5 = 4.5, 4.5 x 0.25 = 1.125). */
+    static const struct {
+        bool inf;
+        float scale;
+        int tracker;
+    } seq2[] = {{false, 3.0f, 1}, {false, 4.5f, 0}, {true, 1.125f, 0}, {false, 1.125f, 1},
+                {true, 0.28125f, 0}};
+    s = (lab3_grad_scaler){3.0f, 1.5f, 0.25f, 2, 0};
+    for (size_t i = 0; i < sizeof seq2 / sizeof seq2[0]; i++) {
+        lab3_grad_scaler before = s;
+        lab3_scaler_update(&s, seq2[i].inf);
+        snprintf(what, sizeof what,
+                 "step %zu of a sequence (growth 1.5, backoff 0.25, interval 2): "
+                 "lab3_scaler_update(scale %g, tracker %d, found_inf %s)",
+                 i + 1, (double)before.scale, before.growth_tracker,
+                 seq2[i].inf ? "true" : "false");
+        expect_gs(&m, (lab3_grad_scaler){seq2[i].scale, 1.5f, 0.25f, 2, seq2[i].tracker}, s,
+                  what);
+        s = (lab3_grad_scaler){seq2[i].scale, 1.5f, 0.25f, 2, seq2[i].tracker};
+    }
+    /* Growth 4 at interval 1: 2^125 grows to 2^127 (finite), 2^126 would
+     * reach 2^128 and stays; backoff 0.125 takes 2^-120 to 2^-123. */
+    s = (lab3_grad_scaler){0x1p125f, 4.0f, 0.125f, 1, 0};
+    lab3_scaler_update(&s, false);
+    expect_gs(&m, (lab3_grad_scaler){0x1p127f, 4.0f, 0.125f, 1, 0}, s,
+              "lab3_scaler_update(scale 2^125, growth 4, interval 1, found_inf false)");
+    s = (lab3_grad_scaler){0x1p126f, 4.0f, 0.125f, 1, 0};
+    lab3_scaler_update(&s, false);
+    expect_gs(&m, (lab3_grad_scaler){0x1p126f, 4.0f, 0.125f, 1, 0}, s,
+              "lab3_scaler_update(scale 2^126, growth 4, interval 1, found_inf false)");
+    s = (lab3_grad_scaler){0x1p-120f, 4.0f, 0.125f, 1, 0};
+    lab3_scaler_update(&s, true);
+    expect_gs(&m, (lab3_grad_scaler){0x1p-123f, 4.0f, 0.125f, 1, 0}, s,
+              "lab3_scaler_update(scale 2^-120, backoff 0.125, found_inf true)");
     /* PyTorch's defaults: 65536, tracker 1999 -> 131072, 0. */
     s = (lab3_grad_scaler){65536.0f, 2.0f, 0.5f, 2000, 1999};
     lab3_scaler_update(&s, false);
@@ -765,6 +1019,41 @@ static void test_scaler_update(void)
 }
 
 /* ---- §7 SGD ---------------------------------------------------------------------------------- */
+
+/* lab3_sgd_step with other lr and momentum (the golden step has 0.05 and
+ * 0.9) on the small layer (21 weights, 3 biases: no multiple of 4), its
+ * momenta and gradients drawn from a fixed seed; against the reference
+ * (linked in as ref_*), bit for bit. Momentum 0 is the end of its range:
+ * m = g, w = w - lr g. */
+extern __typeof__(lab3_sgd_step) ref_lab3_sgd_step;
+static void check_sgd_tiny(gr_mismatches *m, float lr, float momentum)
+{
+    lab3_linear g, r;
+    tiny_layer(&g, 0.0f);
+    tiny_layer(&r, 0.0f);
+    lab3_linear *both[2] = {&g, &r};
+    for (int k = 0; k < 2; k++) {
+        rng_state rng;
+        rng_seed(&rng, 31, 5);
+        rng_fill_uniform(&rng, both[k]->mw, TINY_OUT * TINY_IN, -1.0f, 1.0f);
+        rng_fill_uniform(&rng, both[k]->mb, TINY_OUT, -1.0f, 1.0f);
+        rng_fill_uniform(&rng, both[k]->dw, TINY_OUT * TINY_IN, -1.0f, 1.0f);
+        rng_fill_uniform(&rng, both[k]->db, TINY_OUT, -1.0f, 1.0f);
+    }
+    ref_lab3_sgd_step(&r, lr, momentum);
+    lab3_sgd_step(&g, lr, momentum);
+    char what[160];
+    const char *part[4] = {"w", "mw", "b", "mb"};
+    const float *want[4] = {r.w, r.mw, r.b, r.mb}, *got[4] = {g.w, g.mw, g.b, g.mb};
+    const size_t n[4] = {TINY_OUT * TINY_IN, TINY_OUT * TINY_IN, TINY_OUT, TINY_OUT};
+    for (int k = 0; k < 4; k++) {
+        snprintf(what, sizeof what, "lab3_sgd_step(3 x 7 layer, lr %g, momentum %g): %s",
+                 (double)lr, (double)momentum, part[k]);
+        expect_bits(m, want[k], got[k], n[k], k < 2 ? TINY_IN : TINY_OUT, what);
+    }
+    layer_free(&g);
+    layer_free(&r);
+}
 
 static void test_sgd_step(void)
 {
@@ -796,6 +1085,8 @@ static void test_sgd_step(void)
                 "lab3_sgd_step(l2, ...): w2");
     expect_bits(&m, after.l2.mb, g.l2.mb, LAB3_CLASSES, LAB3_CLASSES,
                 "lab3_sgd_step(l2, ...): mb2");
+    check_sgd_tiny(&m, 0.5f, 0.0f);
+    check_sgd_tiny(&m, 0.001f, 0.99f);
     mlp_free(&g);
     mlp_free(&after);
     gr_finish(&m, "checks");
@@ -893,10 +1184,98 @@ static void check_step(gr_mismatches *m, lab3_mode mode)
     mlp_free(&from);
 }
 
+/* Scalers of got against want's, within rtol of want (exactly, rtol 0). */
+static void expect_scalers_of(gr_mismatches *m, lab3_mlp *want, lab3_mlp *got, double rtol,
+                              const char *what)
+{
+    static const char *const names[6] = {"l1.sx", "l1.sw", "l1.sdy", "l2.sx", "l2.sw", "l2.sdy"};
+    delayed_scaler *sw[6], *sg[6];
+    scalers_of(want, sw);
+    scalers_of(got, sg);
+    for (int k = 0; k < 6; k++) {
+        float w[18], g[18];
+        double tol[18];
+        w[0] = sw[k]->scale;
+        w[1] = sw[k]->scale_inv;
+        memcpy(w + 2, sw[k]->history, 16 * sizeof(float));
+        g[0] = sg[k]->scale;
+        g[1] = sg[k]->scale_inv;
+        memcpy(g + 2, sg[k]->history, 16 * sizeof(float));
+        for (int i = 0; i < 18; i++)
+            tol[i] = rtol * fabs((double)w[i]);
+        char label[192];
+        snprintf(label, sizeof label, "%s: %s, as {scale, scale_inv, history[0..15]}", what,
+                 names[k]);
+        expect_close(m, w, g, tol, 18, 18, label, rtol == 0.0 ? TOL_EXACT : TOL_STEP_SCALERS);
+    }
+}
+
+/* A step from a state the golden one never shows (lab3.h §8): loss scale 1,
+ * so gradients left from an earlier step are not hidden by a factor 65536
+ * (step 1 must zero them: dw and db of both layers start at 0.01 here);
+ * hidden unit 5 with a zero weight row and bias, so h[r][5] is exactly 0
+ * on every row and its gradient must be masked (dh = da where h > 0);
+ * batch 7 (of max_batch 32), lr 0.01, momentum 0.5. The expected state is
+ * the reference's step (linked in as ref_*) from the same state. */
+#define CRAFT_BATCH 7
+#define CRAFT_UNIT 5
+static void craft_state(lab3_mlp *g)
+{
+    g->gs = (lab3_grad_scaler){1.0f, 2.0f, 0.5f, 2000, 0};
+    g->lr = 0.01f;
+    g->momentum = 0.5f;
+    memset(g->l1.w + CRAFT_UNIT * LAB3_INPUTS, 0, LAB3_INPUTS * sizeof(float));
+    g->l1.b[CRAFT_UNIT] = 0.0f;
+    lab3_linear *ls[2] = {&g->l1, &g->l2};
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < ls[k]->out * ls[k]->in; i++)
+            ls[k]->dw[i] = 0.01f;
+        for (size_t i = 0; i < ls[k]->out; i++)
+            ls[k]->db[i] = 0.01f;
+    }
+}
+
+static void check_step_crafted(gr_mismatches *m, lab3_mode mode)
+{
+    lab3_mlp g, want, from;
+    mlp_load(&g, "before", mode);
+    mlp_load(&want, "before", mode);
+    mlp_load(&from, "before", mode);
+    craft_state(&g);
+    craft_state(&want);
+    craft_state(&from);
+    float *x = golden_f32("batch_x.npy", BATCH * LAB3_INPUTS);
+    npy_array y;
+    size_t yshape[1] = {BATCH};
+    gr_golden("batch_y.npy", NPY_U8, 1, yshape, &y);
+    lab3_step rs = ref_lab3_train_step(&want, x, y.data, CRAFT_BATCH);
+    lab3_step st = lab3_train_step(&g, x, y.data, CRAFT_BATCH);
+    const char *what = mode == LAB3_FP8
+                           ? "lab3_train_step (FP8, batch 7, loss scale 1, lr 0.01, momentum 0.5, "
+                             "dw and db left at 0.01, hidden unit 5 with h exactly 0)"
+                           : "lab3_train_step (FP32, batch 7, loss scale 1, lr 0.01, momentum "
+                             "0.5, dw and db left at 0.01, hidden unit 5 with h exactly 0)";
+    gr_expect(m, st.skipped == rs.skipped, "%s\n  skipped: expected %s, got %s", what,
+              rs.skipped ? "true" : "false", st.skipped ? "true" : "false");
+    double ltol = 1e-4 * fabs((double)rs.loss);
+    char label[256];
+    snprintf(label, sizeof label, "%s: the loss it returns", what);
+    expect_close(m, &rs.loss, &st.loss, &ltol, 1, 1, label, TOL_STEP_LOSS);
+    expect_params(m, &want, &g, &from, what);
+    expect_gs(m, want.gs, g.gs, what);
+    expect_scalers_of(m, &want, &g, mode == LAB3_FP8 ? 1e-5 : 0.0, what);
+    free(x);
+    npy_free(&y);
+    mlp_free(&g);
+    mlp_free(&want);
+    mlp_free(&from);
+}
+
 static void test_train_step_fp8(void)
 {
     gr_mismatches m = {0};
     check_step(&m, LAB3_FP8);
+    check_step_crafted(&m, LAB3_FP8);
     gr_finish(&m, "checks");
 }
 
@@ -904,6 +1283,7 @@ static void test_train_step_fp32(void)
 {
     gr_mismatches m = {0};
     check_step(&m, LAB3_FP32);
+    check_step_crafted(&m, LAB3_FP32);
     gr_finish(&m, "checks");
 }
 
