@@ -502,34 +502,17 @@ bool gr_split_lab(const grader_lab *lab)
  * with the messages in stage/build.log. */
 /* ---- the build log, as the student reads it ----------------------------------------- */
 
-/* Reads the whole of path (at most 4 MiB); NULL when it cannot. */
-static char *slurp(const char *path, size_t *len)
+#define BUILD_LOG_MAX (4u << 20) /* a longer log is left as the compiler wrote it */
+
+/* The log at path opened again to be rewritten: never through a link (the
+ * stage is the sandbox's while it builds). NULL when it cannot be. */
+static FILE *rewrite_log(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap + 1);
-    size_t got;
-    while (text && n < (4u << 20) && (got = fread(text + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            char *more = realloc(text, 2 * cap + 1);
-            if (!more) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = more;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (text) {
-        text[n] = '\0';
-        *len = n;
-    }
-    return text;
+    int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
+    return f;
 }
 
 /* Removes from the log at path every occurrence of each prefix (most
@@ -539,7 +522,7 @@ static char *slurp(const char *path, size_t *len)
 static void strip_prefixes(const char *path, const char *const *prefixes)
 {
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = gr_read_file(path, BUILD_LOG_MAX, &len);
     if (!text)
         return;
     for (int i = 0; prefixes[i]; i++) {
@@ -552,7 +535,7 @@ static void strip_prefixes(const char *path, const char *const *prefixes)
         }
         memmove(w, r, strlen(r) + 1);
     }
-    FILE *f = fopen(path, "w");
+    FILE *f = rewrite_log(path);
     if (f) {
         fputs(text, f);
         fclose(f);
@@ -606,7 +589,7 @@ static int undefined_lab_names(const grader_lab *lab, const char *text, char nam
 static void explain_missing(const grader_lab *lab, const char *llog, int defines)
 {
     size_t len;
-    char *text = slurp(llog, &len);
+    char *text = gr_read_file(llog, BUILD_LOG_MAX, &len);
     char names[16][128];
     int n = text ? undefined_lab_names(lab, text, names, 16) : -1;
     free(text);
@@ -618,7 +601,7 @@ static void explain_missing(const grader_lab *lab, const char *llog, int defines
                  names[i]);
     const char *header = lab->provided_files[0] ? lab->provided_files[0] : "the lab's header";
     const char *file = lab->student_files[0];
-    FILE *f = fopen(llog, "w");
+    FILE *f = rewrite_log(llog);
     if (!f)
         return;
     if (defines == 0)

@@ -17,30 +17,11 @@
 #include "atomic_file.h"
 #include "grade.h"
 #include "report.h"
+#include "spawn.h"
 
 #define SIM_MAX_FILE (4L << 20)  /* a student file past this is not compared */
 #define SIM_TIMEOUT_S 300
 #define SIM_SHOWN 20              /* pairs the summary shows; the file has them all */
-
-/* The text of path, NUL-terminated, or NULL (missing, not a regular file,
- * too large). *len its length. */
-static char *slurp(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    char *text = NULL;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= SIM_MAX_FILE &&
-        (text = malloc((size_t)st.st_size + 1)) != NULL) {
-        ssize_t n = read(fd, text, (size_t)st.st_size);
-        if (n < 0)
-            n = 0;
-        text[n] = '\0';
-        *len = (size_t)n;
-    }
-    if (fd >= 0)
-        close(fd);
-    return text;
-}
 
 /* s's line [p, end) without its leading and trailing blanks. */
 static void trim(const char **p, const char **end)
@@ -109,7 +90,7 @@ static int prepare(const gr_sim_input *in, const char *const *files, char *const
     for (int f = 0; files[f]; f++) {
         char *path = gr_asprintf("%s/%s", in->dir, files[f]);
         size_t len = 0;
-        char *text = slurp(path, &len);
+        char *text = gr_read_file(path, SIM_MAX_FILE, &len);
         free(path);
         /* The name, then the bytes: lab.c "ab" + x.c "" is not lab.c "a" + x.c "b". */
         sha256_update(&ctx, strlen(files[f]) + 1, (const uint8_t *)files[f]);
@@ -297,7 +278,7 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
     for (int f = 0; f < nfiles; f++) {
         char *path = gr_asprintf("%s/%s", skeleton, files[f]);
         size_t len;
-        skel[f] = slurp(path, &len);
+        skel[f] = gr_read_file(path, SIM_MAX_FILE, &len);
         free(path);
     }
     int rc = 0;

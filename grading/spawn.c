@@ -76,6 +76,25 @@ char *gr_read_head(const char *path, int max_lines, size_t max_bytes)
     return buf;
 }
 
+char *gr_read_file(const char *path, size_t max_bytes, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    char *text = NULL;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        (size_t)st.st_size <= max_bytes && (text = malloc((size_t)st.st_size + 1)) != NULL) {
+        size_t n = 0;
+        ssize_t got;
+        while (n < (size_t)st.st_size && (got = read(fd, text + n, (size_t)st.st_size - n)) > 0)
+            n += (size_t)got;
+        text[n] = '\0';
+        *len = n;
+    }
+    if (fd >= 0)
+        close(fd);
+    return text;
+}
+
 /* Splits a space-separated list of flags onto argv at *argc. */
 void gr_push_words(char **argv, int *argc, int max, char *words)
 {

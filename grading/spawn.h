@@ -64,6 +64,11 @@ char *gr_xstrdup(const char *s);
  * only. */
 char *gr_read_head(const char *path, int max_lines, size_t max_bytes);
 
+/* The whole of a file, NUL-terminated, its length in *len; NULL when it is
+ * missing, not a regular file (never through a link) or larger than
+ * max_bytes. */
+char *gr_read_file(const char *path, size_t max_bytes, size_t *len);
+
 /* Splits a space-separated list of flags onto argv at *argc. */
 void gr_push_words(char **argv, int *argc, int max, char *words);
 
