@@ -42,8 +42,13 @@
 
 #define OFP8 "OCP 8-bit Floating Point Specification (OFP8) rev 1.0"
 #define MX "OCP Microscaling Formats (MX) Specification v1.0"
+#define IEEE754 "IEEE 754-2019, binary16"
+#define BF16 "bfloat16: the top 16 bits of a binary32 (NVIDIA cuda_bf16.h, Intel BF16 spec)"
 
-static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
+/* The 16-bit rows follow the 8-bit ones; fp16_info(k) is TABLE[W16 + k]. */
+#define W16 FP8_FORMAT_COUNT
+
+static const fp8_format_info TABLE[FP8_FORMAT_COUNT + FP16_FORMAT_COUNT] = {
     [FP8_E4M3] = {
         .name = "e4m3", .title = "E4M3 (OCP E4M3FN)", .source = OFP8,
         .bits = 8, .exp_bits = 4, .man_bits = 3, .bias = 7,
@@ -97,6 +102,24 @@ static const fp8_format_info TABLE[FP8_FORMAT_COUNT] = {
         .max_code = 0x1F, .inf_code = 0, .nan_code = 0,
         .emax = 2, .emin = 0,
         .max_finite = 7.5f, .min_normal = 1.0f, .min_subnormal = 0.125f,
+    },
+    [W16 + FP16_HALF] = {
+        .name = "fp16", .title = "FP16 (IEEE binary16)", .source = IEEE754,
+        .bits = 16, .exp_bits = 5, .man_bits = 10, .bias = 15,
+        .has_sign = true, .has_zero = true, .has_subnormals = true,
+        .has_inf = true, .nan_kind = FP8_NAN_IEEE,
+        .max_code = 0x7BFF, .inf_code = 0x7C00, .nan_code = 0x7FFF,
+        .emax = 15, .emin = -14,
+        .max_finite = 65504.0f, .min_normal = 0x1p-14f, .min_subnormal = 0x1p-24f,
+    },
+    [W16 + FP16_BF16] = {
+        .name = "bf16", .title = "BF16 (bfloat16)", .source = BF16,
+        .bits = 16, .exp_bits = 8, .man_bits = 7, .bias = 127,
+        .has_sign = true, .has_zero = true, .has_subnormals = true,
+        .has_inf = true, .nan_kind = FP8_NAN_IEEE,
+        .max_code = 0x7F7F, .inf_code = 0x7F80, .nan_code = 0x7FFF,
+        .emax = 127, .emin = -126,
+        .max_finite = 0x1.FEp127f, .min_normal = 0x1p-126f, .min_subnormal = 0x1p-133f,
     },
 };
 
@@ -157,13 +180,13 @@ static inline uint32_t sign_bit(const fp8_format_info *f)
 }
 
 /* The code for a NaN input: the canonical NaN, or +max where there is none. */
-static inline uint8_t nan_result(const fp8_format_info *f)
+static inline uint32_t nan_result(const fp8_format_info *f)
 {
     return f->nan_kind != FP8_NAN_NONE ? f->nan_code : f->max_code;
 }
 
 /* The code for a magnitude past max when not saturating. */
-static inline uint8_t overflow_code(const fp8_format_info *f, bool saturate)
+static inline uint32_t overflow_code(const fp8_format_info *f, bool saturate)
 {
     if (saturate)
         return f->max_code;
@@ -231,8 +254,8 @@ static uint32_t magnitude_code(uint32_t a, const fp8_format_info *f, int mode, u
     return (uint32_t)q + round_up(q, rem, (unsigned)s, mode, r);
 }
 
-static uint8_t encode_generic(float x, const fp8_format_info *f, bool saturate, int mode,
-                              uint32_t r)
+static uint32_t encode_generic(float x, const fp8_format_info *f, bool saturate, int mode,
+                               uint32_t r)
 {
     uint32_t u = f32_bits(x);
     uint32_t a = u & 0x7FFFFFFFu;
@@ -241,7 +264,7 @@ static uint8_t encode_generic(float x, const fp8_format_info *f, bool saturate, 
     if (a > F32_INF)
         return nan_result(f);
     if (a == F32_INF)
-        return (uint8_t)(overflow_code(f, saturate) | sign);
+        return overflow_code(f, saturate) | sign;
 
     uint32_t code = magnitude_code(a, f, mode, r);
     if (code > f->max_code) {
@@ -249,14 +272,14 @@ static uint8_t encode_generic(float x, const fp8_format_info *f, bool saturate, 
         bool clamp = saturate || mode == FP8_ROUND_TOWARD_ZERO;
         code = overflow_code(f, clamp);
     }
-    return (uint8_t)(code | sign);
+    return code | sign;
 }
 
 /* ---- the fast nearest-even encoder ----------------------------------------- */
 
 /* Round to nearest even for formats with a zero and subnormals (all but
  * E8M0). Written without branches so that a loop of it vectorizes. */
-static inline uint8_t encode_nearest_fast(float x, const fp8_format_info *f, bool saturate)
+static inline uint32_t encode_nearest_fast(float x, const fp8_format_info *f, bool saturate)
 {
     const unsigned man = (unsigned)f->man_bits;
     const unsigned s = 23 - man;
@@ -274,16 +297,17 @@ static inline uint8_t encode_nearest_fast(float x, const fp8_format_info *f, boo
     uint32_t code = a < min_normal_bits ? sub : normal;
     code = code > f->max_code ? overflow_code(f, saturate) : code;
     code |= sign;
-    return (uint8_t)(a > F32_INF ? nan_result(f) : code);
+    return a > F32_INF ? nan_result(f) : code;
 }
 
 /* ---- public encoders -------------------------------------------------------- */
 
 uint8_t fp8_encode(float x, fp8_format fmt, bool saturate)
 {
-    FOR_EACH_FORMAT(fmt, return f->has_subnormals ? encode_nearest_fast(x, f, saturate)
-                                                  : encode_generic(x, f, saturate,
-                                                                   FP8_ROUND_NEAREST_EVEN, 0));
+    FOR_EACH_FORMAT(fmt, return (uint8_t)(f->has_subnormals
+                                              ? encode_nearest_fast(x, f, saturate)
+                                              : encode_generic(x, f, saturate,
+                                                               FP8_ROUND_NEAREST_EVEN, 0)));
     return 0;
 }
 
@@ -293,8 +317,8 @@ uint8_t fp8_encode_rounded(float x, fp8_format fmt, bool saturate, fp8_rounding 
     if (!f || (unsigned)rnd >= FP8_ROUNDING_COUNT)
         return 0;
     if (rnd == FP8_ROUND_NEAREST_EVEN && f->has_subnormals)
-        return encode_nearest_fast(x, f, saturate);
-    return encode_generic(x, f, saturate, (int)rnd, 0);
+        return (uint8_t)encode_nearest_fast(x, f, saturate);
+    return (uint8_t)encode_generic(x, f, saturate, (int)rnd, 0);
 }
 
 uint8_t fp8_encode_stochastic(float x, fp8_format fmt, bool saturate, rng_state *rng)
@@ -303,7 +327,7 @@ uint8_t fp8_encode_stochastic(float x, fp8_format fmt, bool saturate, rng_state 
     uint32_t r = rng_u32(rng);
     if (!f)
         return 0;
-    return encode_generic(x, f, saturate, MODE_STOCHASTIC, r);
+    return (uint8_t)encode_generic(x, f, saturate, MODE_STOCHASTIC, r);
 }
 
 /*
@@ -333,9 +357,9 @@ static void build_nearest_table(fp8_format fmt, bool saturate)
         return; /* the arithmetic path stands in */
     const fp8_format_info *f = &TABLE[fmt];
     for (uint32_t i = 0; i < 65536; i++) {
-        uint8_t lo = encode_nearest_fast(f32_from_bits(i << 16), f, saturate);
-        uint8_t hi = encode_nearest_fast(f32_from_bits((i << 16) | 1u), f, saturate);
-        t[i] = (uint16_t)(lo | (unsigned)hi << 8);
+        uint32_t lo = encode_nearest_fast(f32_from_bits(i << 16), f, saturate);
+        uint32_t hi = encode_nearest_fast(f32_from_bits((i << 16) | 1u), f, saturate);
+        t[i] = (uint16_t)(lo | hi << 8);
     }
     nearest_table[fmt][saturate] = t;
 }
@@ -503,10 +527,10 @@ static void encode_nearest_array(const float *in, uint8_t *out, size_t n, fp8_fo
     }
     if (saturate) {
         FOR_EACH_FORMAT(fmt, for (size_t i = 0; i < n; i++)
-                                 out[i] = encode_nearest_fast(in[i], f, true));
+                                 out[i] = (uint8_t)encode_nearest_fast(in[i], f, true));
     } else {
         FOR_EACH_FORMAT(fmt, for (size_t i = 0; i < n; i++)
-                                 out[i] = encode_nearest_fast(in[i], f, false));
+                                 out[i] = (uint8_t)encode_nearest_fast(in[i], f, false));
     }
 }
 
@@ -526,7 +550,7 @@ void fp8_encode_array_rounded(const float *in, uint8_t *out, size_t n, fp8_forma
         return;
     }
     for (size_t i = 0; i < n; i++)
-        out[i] = encode_generic(in[i], f, saturate, (int)rnd, 0);
+        out[i] = (uint8_t)encode_generic(in[i], f, saturate, (int)rnd, 0);
 }
 
 void fp8_encode_array_stochastic(const float *in, uint8_t *out, size_t n, fp8_format fmt,
@@ -538,25 +562,20 @@ void fp8_encode_array_stochastic(const float *in, uint8_t *out, size_t n, fp8_fo
 
 /* ---- decoding and classification ---------------------------------------------- */
 
-fp8_fields fp8_split(uint8_t code, fp8_format fmt)
+/* The fields of a code of any width; bits above the format's width are ignored. */
+static fp8_fields split_row(unsigned code, const fp8_format_info *f)
 {
-    fp8_fields fl = {0, 0, 0};
-    const fp8_format_info *f = fp8_info(fmt);
-    if (!f)
-        return fl;
-    code &= (uint8_t)((1u << f->bits) - 1);
+    fp8_fields fl;
+    code &= (1u << f->bits) - 1;
     fl.sign = f->has_sign ? code >> (f->bits - 1) : 0;
     fl.exponent = (code >> f->man_bits) & ((1u << f->exp_bits) - 1);
     fl.mantissa = code & ((1u << f->man_bits) - 1);
     return fl;
 }
 
-bool fp8_is_nan(uint8_t code, fp8_format fmt)
+static bool is_nan_row(unsigned code, const fp8_format_info *f)
 {
-    const fp8_format_info *f = fp8_info(fmt);
-    if (!f)
-        return false;
-    fp8_fields fl = fp8_split(code, fmt);
+    fp8_fields fl = split_row(code, f);
     unsigned exp_ones = (1u << f->exp_bits) - 1;
     unsigned man_ones = (1u << f->man_bits) - 1;
     switch (f->nan_kind) {
@@ -569,60 +588,67 @@ bool fp8_is_nan(uint8_t code, fp8_format fmt)
     }
 }
 
+static bool is_inf_row(unsigned code, const fp8_format_info *f)
+{
+    fp8_fields fl = split_row(code, f);
+    return f->has_inf && fl.exponent == (1u << f->exp_bits) - 1 && fl.mantissa == 0;
+}
+
+static bool is_zero_row(unsigned code, const fp8_format_info *f)
+{
+    fp8_fields fl = split_row(code, f);
+    return f->has_zero && fl.exponent == 0 && fl.mantissa == 0;
+}
+
+static bool is_subnormal_row(unsigned code, const fp8_format_info *f)
+{
+    fp8_fields fl = split_row(code, f);
+    return f->has_subnormals && fl.exponent == 0 && fl.mantissa != 0;
+}
+
+fp8_fields fp8_split(uint8_t code, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    fp8_fields none = {0, 0, 0};
+    return f ? split_row(code, f) : none;
+}
+
+bool fp8_is_nan(uint8_t code, fp8_format fmt)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    return f && is_nan_row(code, f);
+}
+
 bool fp8_is_inf(uint8_t code, fp8_format fmt)
 {
     const fp8_format_info *f = fp8_info(fmt);
-    if (!f || !f->has_inf)
-        return false;
-    fp8_fields fl = fp8_split(code, fmt);
-    return fl.exponent == (1u << f->exp_bits) - 1 && fl.mantissa == 0;
+    return f && is_inf_row(code, f);
 }
 
 bool fp8_is_zero(uint8_t code, fp8_format fmt)
 {
     const fp8_format_info *f = fp8_info(fmt);
-    if (!f || !f->has_zero)
-        return false;
-    fp8_fields fl = fp8_split(code, fmt);
-    return fl.exponent == 0 && fl.mantissa == 0;
+    return f && is_zero_row(code, f);
 }
 
 bool fp8_is_subnormal(uint8_t code, fp8_format fmt)
 {
     const fp8_format_info *f = fp8_info(fmt);
-    if (!f || !f->has_subnormals)
-        return false;
-    fp8_fields fl = fp8_split(code, fmt);
-    return fl.exponent == 0 && fl.mantissa != 0;
+    return f && is_subnormal_row(code, f);
 }
 
-/* 2^e as a float, for e in the normal range of float. */
-static inline float pow2f(int e)
+/* The value of a code of any width; bits above the format's width are
+ * ignored. Every value is a float, so each product below is exact. */
+static float decode_row(unsigned code, const fp8_format_info *f)
 {
-    return f32_from_bits((uint32_t)(e + 127) << 23);
-}
-
-/* The value of a code; bits above the format's width are ignored. */
-static float decode_row(uint8_t code, const fp8_format_info *f)
-{
-    const unsigned man_bits = (unsigned)f->man_bits;
-    const unsigned man_ones = (1u << man_bits) - 1;
-    const unsigned exp_ones = (1u << f->exp_bits) - 1;
-    unsigned c = code & ((1u << f->bits) - 1);
-    unsigned exponent = (c >> man_bits) & exp_ones;
-    unsigned mantissa = c & man_ones;
-    int scale = (int)exponent - f->bias - f->man_bits;
-
-    float normal = (float)((1u << man_bits) + mantissa) *
-                   (scale >= -126 ? pow2f(scale) : 0x1p-127f);   /* E8M0's 0x00 */
-    float subnormal = (float)mantissa * pow2f(f->emin - f->man_bits);   /* exact */
-    float mag = exponent == 0 && f->has_subnormals ? subnormal : normal;
-    bool top = exponent == exp_ones;
-    mag = top && f->has_inf && mantissa == 0 ? INFINITY : mag;
-    bool nan = top && ((f->nan_kind == FP8_NAN_ALL_ONES && mantissa == man_ones) ||
-                       (f->nan_kind == FP8_NAN_IEEE && mantissa != 0));
-    mag = f->has_sign && (c >> (f->bits - 1)) ? -mag : mag;
-    return nan ? NAN : mag;
+    fp8_fields fl = split_row(code, f);
+    int scale = (int)fl.exponent - f->bias - f->man_bits;
+    float normal = ldexpf((float)((1u << f->man_bits) + fl.mantissa), scale); /* E8M0 0x00 too */
+    float subnormal = ldexpf((float)fl.mantissa, f->emin - f->man_bits);
+    float mag = fl.exponent == 0 && f->has_subnormals ? subnormal : normal;
+    mag = is_inf_row(code, f) ? INFINITY : mag;
+    mag = fl.sign ? -mag : mag;
+    return is_nan_row(code, f) ? NAN : mag;
 }
 
 /* Every code's value, filled in before main() runs (the tables are small and
@@ -633,7 +659,7 @@ __attribute__((constructor)) static void fill_decoded(void)
 {
     for (int fmt = 0; fmt < FP8_FORMAT_COUNT; fmt++)
         for (unsigned c = 0; c < 256; c++)
-            decoded[fmt][c] = decode_row((uint8_t)c, &TABLE[fmt]);
+            decoded[fmt][c] = decode_row(c, &TABLE[fmt]);
 }
 
 float fp8_decode(uint8_t code, fp8_format fmt)
@@ -677,6 +703,185 @@ void fp8_neighbours(float x, fp8_format fmt, float *below, float *above)
         if (v >= x && v < hi)
             hi = v;
     }
+    *below = lo;
+    *above = hi;
+}
+
+/* ---- the 16-bit formats ------------------------------------------------------ */
+
+const fp8_format_info *fp16_info(fp16_format fmt)
+{
+    if ((unsigned)fmt >= FP16_FORMAT_COUNT)
+        return NULL;
+    return &TABLE[W16 + fmt];
+}
+
+int fp16_format_from_name(const char *name, fp16_format *out)
+{
+    static const struct {
+        const char *name;
+        fp16_format fmt;
+    } names[] = {
+        {"fp16", FP16_HALF}, {"half", FP16_HALF}, {"binary16", FP16_HALF},
+        {"float16", FP16_HALF}, {"bf16", FP16_BF16}, {"bfloat16", FP16_BF16},
+    };
+    if (!name)
+        return -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcasecmp(name, names[i].name) == 0) {
+            *out = names[i].fmt;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+uint16_t fp16_encode(float x, fp16_format fmt)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    return f ? (uint16_t)encode_nearest_fast(x, f, false) : 0;
+}
+
+uint16_t fp16_encode_rounded(float x, fp16_format fmt, bool saturate, fp8_rounding rnd)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    if (!f || (unsigned)rnd >= FP8_ROUNDING_COUNT)
+        return 0;
+    if (rnd == FP8_ROUND_NEAREST_EVEN)
+        return (uint16_t)encode_nearest_fast(x, f, saturate);
+    return (uint16_t)encode_generic(x, f, saturate, (int)rnd, 0);
+}
+
+uint16_t bf16_truncate(float x)
+{
+    return fp16_encode_rounded(x, FP16_BF16, false, FP8_ROUND_TOWARD_ZERO);
+}
+
+/* Every 16-bit code's value, built on first use (256 KiB a format). */
+static float *wide_decoded[FP16_FORMAT_COUNT];
+static pthread_once_t wide_once[FP16_FORMAT_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+static void build_wide(fp16_format fmt)
+{
+    float *t = malloc(65536 * sizeof *t);
+    if (!t)
+        return; /* decode_row stands in */
+    for (unsigned c = 0; c < 65536; c++)
+        t[c] = decode_row(c, &TABLE[W16 + fmt]);
+    wide_decoded[fmt] = t;
+}
+
+static void build_wide_half(void) { build_wide(FP16_HALF); }
+static void build_wide_bf16(void) { build_wide(FP16_BF16); }
+
+static const float *wide_table(fp16_format fmt)
+{
+    pthread_once(&wide_once[fmt], fmt == FP16_HALF ? build_wide_half : build_wide_bf16);
+    return wide_decoded[fmt];
+}
+
+float fp16_decode(uint16_t code, fp16_format fmt)
+{
+    if ((unsigned)fmt >= FP16_FORMAT_COUNT)
+        return NAN;
+    const float *t = wide_table(fmt);
+    return t ? t[code] : decode_row(code, &TABLE[W16 + fmt]);
+}
+
+void fp16_encode_array(const float *in, uint16_t *out, size_t n, fp16_format fmt)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    if (!f)
+        return;
+    if (fmt == FP16_HALF) {
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint16_t)encode_nearest_fast(in[i], &TABLE[W16 + FP16_HALF], false);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint16_t)encode_nearest_fast(in[i], &TABLE[W16 + FP16_BF16], false);
+    }
+}
+
+void fp16_decode_array(const uint16_t *in, float *out, size_t n, fp16_format fmt)
+{
+    if ((unsigned)fmt >= FP16_FORMAT_COUNT)
+        return;
+    for (size_t i = 0; i < n; i++)
+        out[i] = fp16_decode(in[i], fmt);
+}
+
+void fp16_round_array(const float *in, float *out, size_t n, fp16_format fmt)
+{
+    if ((unsigned)fmt >= FP16_FORMAT_COUNT)
+        return;
+    const float *t = wide_table(fmt);
+    const fp8_format_info *f = &TABLE[W16 + fmt];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = encode_nearest_fast(in[i], f, false);
+        out[i] = t ? t[c] : decode_row(c, f);
+    }
+}
+
+fp8_fields fp16_split(uint16_t code, fp16_format fmt)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    fp8_fields none = {0, 0, 0};
+    return f ? split_row(code, f) : none;
+}
+
+bool fp16_is_nan(uint16_t code, fp16_format fmt)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    return f && is_nan_row(code, f);
+}
+
+bool fp16_is_inf(uint16_t code, fp16_format fmt)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    return f && is_inf_row(code, f);
+}
+
+bool fp16_is_zero(uint16_t code, fp16_format fmt)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    return f && is_zero_row(code, f);
+}
+
+bool fp16_is_subnormal(uint16_t code, fp16_format fmt)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    return f && is_subnormal_row(code, f);
+}
+
+/* Neighbours from the float's own order: the positive finite codes of a
+ * 16-bit format increase with their values, so the candidates are the codes
+ * next to the truncated one. */
+void fp16_neighbours(float x, fp16_format fmt, float *below, float *above)
+{
+    const fp8_format_info *f = fp16_info(fmt);
+    if (!f || isnan(x)) {
+        *below = *above = NAN;
+        return;
+    }
+    float lo = -INFINITY, hi = INFINITY;
+    uint16_t t = fp16_encode_rounded(x, fmt, true, FP8_ROUND_TOWARD_ZERO);
+    float v = fp16_decode(t, fmt);          /* |v| <= |x|, the nearest such */
+    uint16_t sign = (uint16_t)(t & 0x8000u), mag = (uint16_t)(t & 0x7FFFu);
+    float away = mag < f->max_code ? fp16_decode((uint16_t)(sign | (mag + 1)), fmt)
+                                   : (sign ? -INFINITY : INFINITY);
+    if (v == x) {
+        lo = hi = x;
+    } else if (x > 0) {
+        lo = v;
+        hi = away;
+    } else {
+        hi = v;
+        lo = away;
+    }
+    if (isinf(x) && x > 0)
+        lo = f->max_finite;
+    if (isinf(x) && x < 0)
+        hi = -f->max_finite;
     *below = lo;
     *above = hi;
 }

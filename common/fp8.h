@@ -90,7 +90,7 @@ typedef struct fp8_format_info {
     const char *name;      /* "e4m3": what the command line and files say */
     const char *title;     /* "E4M3 (OCP E4M3FN)" */
     const char *source;    /* where the parameters come from */
-    int bits;              /* width of a code: 8, 6 or 4 */
+    int bits;              /* width of a code: 8, 6 or 4 (16 for fp16_info's rows) */
     int exp_bits;
     int man_bits;
     int bias;
@@ -99,9 +99,9 @@ typedef struct fp8_format_info {
     bool has_subnormals;   /* exponent field 0 means 0.m x 2^(1-bias) */
     bool has_inf;          /* exponent all ones, mantissa 0 (E5M2) */
     fp8_nan_kind nan_kind;
-    uint8_t max_code;      /* largest finite positive code */
-    uint8_t inf_code;      /* +inf, where has_inf */
-    uint8_t nan_code;      /* canonical NaN, where nan_kind != FP8_NAN_NONE */
+    uint16_t max_code;     /* largest finite positive code */
+    uint16_t inf_code;     /* +inf, where has_inf */
+    uint16_t nan_code;     /* canonical NaN, where nan_kind != FP8_NAN_NONE */
     int emax;              /* unbiased exponent of max finite */
     int emin;              /* unbiased exponent of the smallest normal */
     float max_finite;      /* the value of max_code */
@@ -168,6 +168,65 @@ void fp8_decode_array(const uint8_t *in, float *out, size_t n, fp8_format fmt);
  * and *above the smallest finite value >= x (either may be -inf/+inf when x
  * is past the format's range; both NaN for NaN). For the explorer. */
 void fp8_neighbours(float x, fp8_format fmt, float *below, float *above);
+
+/* ---- the 16-bit formats, for comparison -------------------------------------
+ *
+ *   name  bits exp man bias  max finite         smallest normal  subnormal  inf    NaN
+ *   fp16  16   5   10  15    65504              2^-14            2^-24      0x7C00 0x7FFF
+ *   bf16  16   8   7   127   (2-2^-7) x 2^127   2^-126           2^-133     0x7F80 0x7FFF
+ *
+ * FP16 is IEEE 754-2019 binary16; BF16 is the top half of a binary32 (the
+ * same exponent, 7 mantissa bits), as NVIDIA's cuda_bf16.h defines it.
+ * They are further rows of the one format table, read by the one codec, with
+ * an enum of their own because their codes are 16 bits wide (the fp8_*
+ * functions take 8-bit codes). Both have IEEE infinities and NaNs (exponent
+ * all ones) and subnormals.
+ *
+ * Encoding, the contract tests/oracle checks for all 2^32 floats against
+ * __float2half_rn/_rz and __float2bfloat16_rn/_rz (the CUDA Toolkit's host
+ * conversions): round to nearest even unless told otherwise; below half the
+ * smallest subnormal, a zero of the input's sign; past max, +-inf (or +-max
+ * with saturate, and always under rounding toward zero); NaN gives the
+ * canonical 0x7FFF whatever its sign or payload.
+ *
+ * bf16_truncate keeps the float's top 16 bits (rounding toward zero), the
+ * cheap cast that loses up to a whole unit in the last place instead of half
+ * of one; only a NaN is treated apart (0x7FFF), since cutting the bits of a
+ * NaN whose payload is all in the low half leaves an infinity.
+ */
+typedef enum fp16_format {
+    FP16_HALF = 0,  /* IEEE binary16 */
+    FP16_BF16,      /* bfloat16 */
+    FP16_FORMAT_COUNT
+} fp16_format;
+
+/* The table row of a 16-bit format; NULL for a value outside the enum. */
+const fp8_format_info *fp16_info(fp16_format fmt);
+
+/* "fp16", "half", "binary16", "float16", "bf16", "bfloat16", any case; -1 if none. */
+int fp16_format_from_name(const char *name, fp16_format *out);
+
+/* Round to nearest even, overflow to inf. */
+uint16_t fp16_encode(float x, fp16_format fmt);
+/* Any deterministic rounding; saturate as for fp8_encode. */
+uint16_t fp16_encode_rounded(float x, fp16_format fmt, bool saturate, fp8_rounding rnd);
+/* BF16 by truncation: fp16_encode_rounded(x, FP16_BF16, false, FP8_ROUND_TOWARD_ZERO). */
+uint16_t bf16_truncate(float x);
+/* Exact value of a code. */
+float fp16_decode(uint16_t code, fp16_format fmt);
+
+void fp16_encode_array(const float *in, uint16_t *out, size_t n, fp16_format fmt);
+void fp16_decode_array(const uint16_t *in, float *out, size_t n, fp16_format fmt);
+/* out[i] = fp16_decode(fp16_encode(in[i], fmt), fmt); in == out is allowed. */
+void fp16_round_array(const float *in, float *out, size_t n, fp16_format fmt);
+
+fp8_fields fp16_split(uint16_t code, fp16_format fmt);
+bool fp16_is_nan(uint16_t code, fp16_format fmt);
+bool fp16_is_inf(uint16_t code, fp16_format fmt);
+bool fp16_is_zero(uint16_t code, fp16_format fmt);
+bool fp16_is_subnormal(uint16_t code, fp16_format fmt);
+/* As fp8_neighbours. */
+void fp16_neighbours(float x, fp16_format fmt, float *below, float *above);
 
 #ifdef __cplusplus
 }

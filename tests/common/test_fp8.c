@@ -1277,6 +1277,143 @@ START_TEST(test_neighbours_sweep)
 }
 END_TEST
 
+/* ==== the 16-bit formats ======================================================= */
+
+/* The table's rows against IEEE 754-2019 Table 3.5 (binary16: p = 11,
+ * emax = 15) and bfloat16's definition (binary32's 8 exponent bits, 8 bits
+ * of precision): the values are worked out by hand here, not read back. */
+START_TEST(test_wide_rows)
+{
+    const fp8_format_info *h = fp16_info(FP16_HALF), *b = fp16_info(FP16_BF16);
+    ck_assert_ptr_nonnull(h);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_null(fp16_info(FP16_FORMAT_COUNT));
+    ck_assert_int_eq(h->bits, 16);
+    ck_assert_int_eq(h->exp_bits + h->man_bits + 1, 16);
+    ck_assert_int_eq(b->exp_bits + b->man_bits + 1, 16);
+    ck_assert(h->max_finite == 65504.0f);                  /* (2 - 2^-10) 2^15 */
+    ck_assert(h->min_normal == 6.103515625e-05f);          /* 2^-14 */
+    ck_assert(h->min_subnormal == 5.9604644775390625e-08f); /* 2^-24 */
+    ck_assert(b->max_finite == 3.3895313892515355e38f);    /* (2 - 2^-7) 2^127 */
+    ck_assert(b->min_normal == 1.1754943508222875e-38f);   /* FLT_MIN */
+    ck_assert(b->min_subnormal == 9.183549615799121e-41f); /* 2^-133 */
+    ck_assert(fp16_decode(h->max_code, FP16_HALF) == h->max_finite);
+    ck_assert(fp16_decode(b->max_code, FP16_BF16) == b->max_finite);
+    ck_assert(isinf(fp16_decode(h->inf_code, FP16_HALF)));
+    ck_assert(isnan(fp16_decode(h->nan_code, FP16_HALF)));
+    ck_assert(isnan(fp16_decode(b->nan_code, FP16_BF16)));
+    /* machine epsilon: the gap above 1 */
+    ck_assert(fp16_decode(0x3C01, FP16_HALF) - 1.0f == 0x1p-10f);
+    ck_assert(fp16_decode(0x3F81, FP16_BF16) - 1.0f == 0x1p-7f);
+
+    fp16_format f = FP16_FORMAT_COUNT;
+    ck_assert_int_eq(fp16_format_from_name("FP16", &f), 0);
+    ck_assert_int_eq(f, FP16_HALF);
+    ck_assert_int_eq(fp16_format_from_name("bfloat16", &f), 0);
+    ck_assert_int_eq(f, FP16_BF16);
+    ck_assert_int_eq(fp16_format_from_name("e4m3", &f), -1);
+    ck_assert_int_eq(fp16_format_from_name(NULL, &f), -1);
+}
+END_TEST
+
+/* Hand-worked conversions: what the handout puts through each format. */
+START_TEST(test_wide_values)
+{
+    /* 1e-8 is below half FP16's smallest subnormal (2^-25 = 2.98e-8): +0 */
+    ck_assert_uint_eq(fp16_encode(1e-8f, FP16_HALF), 0x0000);
+    ck_assert_uint_eq(fp16_encode(-1e-8f, FP16_HALF), 0x8000);
+    /* 2^-25 is the tie between 0 and 2^-24: to even, 0; just above: 2^-24 */
+    ck_assert_uint_eq(fp16_encode(0x1p-25f, FP16_HALF), 0x0000);
+    ck_assert_uint_eq(fp16_encode(nextafterf(0x1p-25f, 1.0f), FP16_HALF), 0x0001);
+    /* 70000 > 65504 + half an ulp (65520): inf; 65519 rounds to max */
+    ck_assert_uint_eq(fp16_encode(70000.0f, FP16_HALF), 0x7C00);
+    ck_assert_uint_eq(fp16_encode(65520.0f, FP16_HALF), 0x7C00);
+    ck_assert_uint_eq(fp16_encode(65519.0f, FP16_HALF), 0x7BFF);
+    ck_assert_uint_eq(fp16_encode_rounded(70000.0f, FP16_HALF, true, FP8_ROUND_NEAREST_EVEN),
+                      0x7BFF);
+    ck_assert_uint_eq(fp16_encode_rounded(70000.0f, FP16_HALF, false, FP8_ROUND_TOWARD_ZERO),
+                      0x7BFF);
+    /* BF16 keeps both: 1e-8 = 0x322BCC77 -> 0x322C; 70000 = 0x4788B800 -> 0x4789 (70144) */
+    ck_assert_uint_eq(fp16_encode(1e-8f, FP16_BF16), 0x322C);
+    ck_assert_uint_eq(fp16_encode(70000.0f, FP16_BF16), 0x4789);
+    ck_assert(fp16_decode(0x4789, FP16_BF16) == 70144.0f);
+    /* ties to even on the bits: 1 + 2^-8 is halfway between 1 and 1 + 2^-7 */
+    ck_assert_uint_eq(fp16_encode(1.0f + 0x1p-8f, FP16_BF16), 0x3F80);
+    ck_assert_uint_eq(fp16_encode(1.0f + 0x1p-7f + 0x1p-8f, FP16_BF16), 0x3F82);
+    ck_assert_uint_eq(bf16_truncate(1.0f + 0x1p-7f + 0x1p-8f), 0x3F81);
+    /* the largest float rounds past BF16's max: inf; truncated it is max */
+    ck_assert_uint_eq(fp16_encode(FLT_MAX, FP16_BF16), 0x7F80);
+    ck_assert_uint_eq(bf16_truncate(FLT_MAX), 0x7F7F);
+    ck_assert_uint_eq(bf16_truncate(-FLT_MAX), 0xFF7F);
+    /* NaN: the canonical 0x7FFF, whatever its sign and payload; a NaN whose
+     * payload is all in the low 16 bits would truncate to inf, and one with
+     * every low bit set would carry into the sign when rounded naively */
+    ck_assert_uint_eq(fp16_encode(f32_from_bits(0x7F800001u), FP16_BF16), 0x7FFF);
+    ck_assert_uint_eq(bf16_truncate(f32_from_bits(0x7F800001u)), 0x7FFF);
+    ck_assert_uint_eq(fp16_encode(f32_from_bits(0x7FFFFFFFu), FP16_BF16), 0x7FFF);
+    ck_assert_uint_eq(fp16_encode(f32_from_bits(0xFFC00000u), FP16_HALF), 0x7FFF);
+    ck_assert_uint_eq(fp16_encode(-INFINITY, FP16_HALF), 0xFC00);
+    ck_assert_uint_eq(fp16_encode(-0.0f, FP16_BF16), 0x8000);
+    /* a float subnormal is a BF16 subnormal: 2^-133 is code 1 */
+    ck_assert_uint_eq(fp16_encode(0x1p-133f, FP16_BF16), 0x0001);
+    ck_assert_uint_eq(fp16_encode(0x1p-134f, FP16_BF16), 0x0000);
+}
+END_TEST
+
+/* Every code: the fields and the class agree with the value, decoding and
+ * re-encoding gives the code back (NaN: the canonical one), and the bulk
+ * forms agree with the scalar ones. */
+START_TEST(test_wide_all_codes)
+{
+    fp16_format fmt = (fp16_format)_i;
+    const fp8_format_info *f = fp16_info(fmt);
+    static uint16_t codes[65536], back[65536];
+    static float vals[65536], rounded[65536];
+    for (unsigned c = 0; c < 65536; c++)
+        codes[c] = (uint16_t)c;
+    fp16_decode_array(codes, vals, 65536, fmt);
+    fp16_encode_array(vals, back, 65536, fmt);
+    fp16_round_array(vals, rounded, 65536, fmt);
+    for (unsigned c = 0; c < 65536; c++) {
+        float v = fp16_decode((uint16_t)c, fmt);
+        fp8_fields fl = fp16_split((uint16_t)c, fmt);
+        ck_assert(same_float(v, vals[c]));
+        ck_assert(same_float(v, rounded[c]));
+        ck_assert_uint_eq(fl.sign, c >> 15);
+        if (fp16_is_nan((uint16_t)c, fmt)) {
+            ck_assert(isnan(v));
+            ck_assert_uint_eq(back[c], f->nan_code);
+            continue;
+        }
+        ck_assert_uint_eq(back[c], c);
+        ck_assert_uint_eq(fp16_encode(v, fmt), c);
+        ck_assert(fp16_is_inf((uint16_t)c, fmt) == (bool)isinf(v));
+        ck_assert(fp16_is_zero((uint16_t)c, fmt) == (v == 0.0f));
+        ck_assert(fp16_is_subnormal((uint16_t)c, fmt) ==
+                  (v != 0.0f && fabsf(v) < f->min_normal));
+        if (fl.exponent != 0 && !isinf(v)) /* value = (1 + m 2^-man) 2^(e - bias) */
+            ck_assert(fabsf(v) == ldexpf(1.0f + ldexpf((float)fl.mantissa, -f->man_bits),
+                                         (int)fl.exponent - f->bias));
+    }
+}
+END_TEST
+
+START_TEST(test_wide_neighbours)
+{
+    float lo, hi;
+    fp16_neighbours(70000.0f, FP16_HALF, &lo, &hi);
+    ck_assert(lo == 65504.0f && isinf(hi));
+    fp16_neighbours(1e-8f, FP16_HALF, &lo, &hi);
+    ck_assert(lo == 0.0f && hi == 0x1p-24f);
+    fp16_neighbours(-1.0f - 0x1p-9f, FP16_BF16, &lo, &hi);
+    ck_assert(lo == -1.0f - 0x1p-7f && hi == -1.0f);
+    fp16_neighbours(3.0f, FP16_BF16, &lo, &hi);
+    ck_assert(lo == 3.0f && hi == 3.0f);
+    fp16_neighbours(NAN, FP16_BF16, &lo, &hi);
+    ck_assert(isnan(lo) && isnan(hi));
+}
+END_TEST
+
 /* ==== the runner ============================================================== */
 
 static Suite *fp8_suite(void)
@@ -1330,6 +1467,13 @@ static Suite *fp8_suite(void)
     tcase_add_loop_test(tc, test_bulk_decode, 0, FP8_FORMAT_COUNT);
     tcase_add_test(tc, test_bulk_empty);
     tcase_add_test(tc, test_neighbours);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("wide");
+    tcase_add_test(tc, test_wide_rows);
+    tcase_add_test(tc, test_wide_values);
+    tcase_add_loop_test(tc, test_wide_all_codes, 0, FP16_FORMAT_COUNT);
+    tcase_add_test(tc, test_wide_neighbours);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sweep");

@@ -11,6 +11,7 @@
  * of 65536 consecutive bit patterns in every N (an odd N keeps the chunks
  * checked from lining up with the fields of a float), for a quicker run.
  * Every code of every format is also decoded by fp8_decode, fp8_decode_array
+ * (fp16_decode, fp16_decode_array, for all 65536 codes of the 16-bit ones)
  * and NVIDIA: NaN must meet NaN and every other value must match bit for bit
  * (so -0 is not +0).
  *
@@ -20,6 +21,9 @@
  *                                                    __nv_cvt_float_to_e8m0
  *   fp6   E2M3 and E3M2, nearest-even and toward zero __nv_cvt_float_to_fp6
  *   fp4   E2M1, nearest-even and toward zero          __nv_cvt_float_to_fp4
+ *   fp16  FP16 and BF16, nearest-even and toward zero __float2half_rn/_rz,
+ *         (fp16_encode, fp16_encode_array,            __float2bfloat16_rn/_rz
+ *         fp16_encode_rounded, bf16_truncate)
  * Every mode prints its mismatch counts and first five counterexamples.
  *
  * Build (make does this): this file as C++17 against the library, with the
@@ -39,6 +43,8 @@
  *                                           pattern of the low bits
  *   CK_RUN_CASE=e8m0 ./oracle_sweep_nvidia  one family
  */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_fp4.h>
 #include <cuda_fp6.h>
 #include <cuda_fp8.h>
@@ -126,6 +132,11 @@ uint8_t nv_e3m2_rz(float x) { return __nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRou
 uint8_t nv_e2m1_rn(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); }
 uint8_t nv_e2m1_rz(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero); }
 
+uint16_t nv_half_rn(float x) { return __half_as_ushort(__float2half_rn(x)); }
+uint16_t nv_half_rz(float x) { return __half_as_ushort(__float2half_rz(x)); }
+uint16_t nv_bf16_rn(float x) { return __bfloat16_as_ushort(__float2bfloat16_rn(x)); }
+uint16_t nv_bf16_rz(float x) { return __bfloat16_as_ushort(__float2bfloat16_rz(x)); }
+
 /* NVIDIA's value of a code, as a float (half and bfloat16 convert exactly). */
 float nv_decode(uint8_t code, fp8_format fmt)
 {
@@ -143,12 +154,12 @@ float nv_decode(uint8_t code, fp8_format fmt)
 
 /* ---- the encoding modes ----------------------------------------------------- */
 
-/* Fills want[0..n) with NVIDIA's codes for in[0..n). */
-typedef void (*OracleFill)(const float *in, uint8_t *want, size_t n);
+/* Fills want[0..n) with NVIDIA's codes for in[0..n) (8- or 16-bit codes). */
+typedef void (*OracleFill)(const float *in, uint16_t *want, size_t n);
 
 /* One loop per oracle, so that NVIDIA's conversion is inlined into it. */
-template <uint8_t (*Oracle)(float)>
-void oracle_fill(const float *in, uint8_t *want, size_t n)
+template <typename Code, Code (*Oracle)(float)>
+void oracle_fill(const float *in, uint16_t *want, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         want[i] = Oracle(in[i]);
@@ -156,7 +167,9 @@ void oracle_fill(const float *in, uint8_t *want, size_t n)
 
 /* What the library is asked and whom it must agree with. Rounding to
  * nearest even goes through fp8_encode / fp8_encode_array, the other
- * roundings through fp8_encode_rounded / fp8_encode_array_rounded. */
+ * roundings through fp8_encode_rounded / fp8_encode_array_rounded; for a
+ * 16-bit format (wide), fp16_encode / fp16_encode_array and
+ * fp16_encode_rounded (and bf16_truncate for BF16 toward zero). */
 struct EncodeMode {
     const char *name;
     fp8_format fmt;
@@ -164,6 +177,8 @@ struct EncodeMode {
     fp8_rounding rnd;
     const char *oracle_name;
     OracleFill oracle;
+    bool wide;
+    fp16_format wfmt;
 };
 
 #define NV_FP8(args) "__nv_cvt_float_to_fp8(x, " args ")"
@@ -173,24 +188,24 @@ struct EncodeMode {
 
 const EncodeMode kFp8Modes[] = {
     {"e4m3 nearest sat", FP8_E4M3, true, FP8_ROUND_NEAREST_EVEN,
-     NV_FP8("__NV_SATFINITE, __NV_E4M3"), oracle_fill<nv_e4m3_sat>},
+     NV_FP8("__NV_SATFINITE, __NV_E4M3"), oracle_fill<uint8_t, nv_e4m3_sat>, false, FP16_HALF},
     {"e4m3 nearest nosat", FP8_E4M3, false, FP8_ROUND_NEAREST_EVEN,
-     NV_FP8("__NV_NOSAT, __NV_E4M3"), oracle_fill<nv_e4m3_nosat>},
+     NV_FP8("__NV_NOSAT, __NV_E4M3"), oracle_fill<uint8_t, nv_e4m3_nosat>, false, FP16_HALF},
     {"e5m2 nearest sat", FP8_E5M2, true, FP8_ROUND_NEAREST_EVEN,
-     NV_FP8("__NV_SATFINITE, __NV_E5M2"), oracle_fill<nv_e5m2_sat>},
+     NV_FP8("__NV_SATFINITE, __NV_E5M2"), oracle_fill<uint8_t, nv_e5m2_sat>, false, FP16_HALF},
     {"e5m2 nearest nosat", FP8_E5M2, false, FP8_ROUND_NEAREST_EVEN,
-     NV_FP8("__NV_NOSAT, __NV_E5M2"), oracle_fill<nv_e5m2_nosat>},
+     NV_FP8("__NV_NOSAT, __NV_E5M2"), oracle_fill<uint8_t, nv_e5m2_nosat>, false, FP16_HALF},
 };
 
 const EncodeMode kE8m0Modes[] = {
     {"e8m0 toward-zero sat", FP8_E8M0, true, FP8_ROUND_TOWARD_ZERO,
-     NV_E8M0("__NV_SATFINITE, cudaRoundZero"), oracle_fill<nv_e8m0_rz_sat>},
+     NV_E8M0("__NV_SATFINITE, cudaRoundZero"), oracle_fill<uint8_t, nv_e8m0_rz_sat>, false, FP16_HALF},
     {"e8m0 toward-zero nosat", FP8_E8M0, false, FP8_ROUND_TOWARD_ZERO,
-     NV_E8M0("__NV_NOSAT, cudaRoundZero"), oracle_fill<nv_e8m0_rz_nosat>},
+     NV_E8M0("__NV_NOSAT, cudaRoundZero"), oracle_fill<uint8_t, nv_e8m0_rz_nosat>, false, FP16_HALF},
     {"e8m0 away-from-zero sat", FP8_E8M0, true, FP8_ROUND_AWAY_FROM_ZERO,
-     NV_E8M0("__NV_SATFINITE, cudaRoundPosInf"), oracle_fill<nv_e8m0_ru_sat>},
+     NV_E8M0("__NV_SATFINITE, cudaRoundPosInf"), oracle_fill<uint8_t, nv_e8m0_ru_sat>, false, FP16_HALF},
     {"e8m0 away-from-zero nosat", FP8_E8M0, false, FP8_ROUND_AWAY_FROM_ZERO,
-     NV_E8M0("__NV_NOSAT, cudaRoundPosInf"), oracle_fill<nv_e8m0_ru_nosat>},
+     NV_E8M0("__NV_NOSAT, cudaRoundPosInf"), oracle_fill<uint8_t, nv_e8m0_ru_nosat>, false, FP16_HALF},
 };
 
 /* NVIDIA's FP6 and FP4 conversions always saturate, and the library must
@@ -198,26 +213,39 @@ const EncodeMode kE8m0Modes[] = {
  * oracle. (Consecutive modes with one oracle share its codes.) */
 const EncodeMode kFp6Modes[] = {
     {"e2m3 nearest sat", FP8_E2M3, true, FP8_ROUND_NEAREST_EVEN,
-     NV_FP6("__NV_E2M3, cudaRoundNearest"), oracle_fill<nv_e2m3_rn>},
+     NV_FP6("__NV_E2M3, cudaRoundNearest"), oracle_fill<uint8_t, nv_e2m3_rn>, false, FP16_HALF},
     {"e2m3 nearest nosat", FP8_E2M3, false, FP8_ROUND_NEAREST_EVEN,
-     NV_FP6("__NV_E2M3, cudaRoundNearest"), oracle_fill<nv_e2m3_rn>},
+     NV_FP6("__NV_E2M3, cudaRoundNearest"), oracle_fill<uint8_t, nv_e2m3_rn>, false, FP16_HALF},
     {"e2m3 toward-zero sat", FP8_E2M3, true, FP8_ROUND_TOWARD_ZERO,
-     NV_FP6("__NV_E2M3, cudaRoundZero"), oracle_fill<nv_e2m3_rz>},
+     NV_FP6("__NV_E2M3, cudaRoundZero"), oracle_fill<uint8_t, nv_e2m3_rz>, false, FP16_HALF},
     {"e3m2 nearest sat", FP8_E3M2, true, FP8_ROUND_NEAREST_EVEN,
-     NV_FP6("__NV_E3M2, cudaRoundNearest"), oracle_fill<nv_e3m2_rn>},
+     NV_FP6("__NV_E3M2, cudaRoundNearest"), oracle_fill<uint8_t, nv_e3m2_rn>, false, FP16_HALF},
     {"e3m2 nearest nosat", FP8_E3M2, false, FP8_ROUND_NEAREST_EVEN,
-     NV_FP6("__NV_E3M2, cudaRoundNearest"), oracle_fill<nv_e3m2_rn>},
+     NV_FP6("__NV_E3M2, cudaRoundNearest"), oracle_fill<uint8_t, nv_e3m2_rn>, false, FP16_HALF},
     {"e3m2 toward-zero sat", FP8_E3M2, true, FP8_ROUND_TOWARD_ZERO,
-     NV_FP6("__NV_E3M2, cudaRoundZero"), oracle_fill<nv_e3m2_rz>},
+     NV_FP6("__NV_E3M2, cudaRoundZero"), oracle_fill<uint8_t, nv_e3m2_rz>, false, FP16_HALF},
 };
 
 const EncodeMode kFp4Modes[] = {
     {"e2m1 nearest sat", FP8_E2M1, true, FP8_ROUND_NEAREST_EVEN,
-     NV_FP4("__NV_E2M1, cudaRoundNearest"), oracle_fill<nv_e2m1_rn>},
+     NV_FP4("__NV_E2M1, cudaRoundNearest"), oracle_fill<uint8_t, nv_e2m1_rn>, false, FP16_HALF},
     {"e2m1 nearest nosat", FP8_E2M1, false, FP8_ROUND_NEAREST_EVEN,
-     NV_FP4("__NV_E2M1, cudaRoundNearest"), oracle_fill<nv_e2m1_rn>},
+     NV_FP4("__NV_E2M1, cudaRoundNearest"), oracle_fill<uint8_t, nv_e2m1_rn>, false, FP16_HALF},
     {"e2m1 toward-zero sat", FP8_E2M1, true, FP8_ROUND_TOWARD_ZERO,
-     NV_FP4("__NV_E2M1, cudaRoundZero"), oracle_fill<nv_e2m1_rz>},
+     NV_FP4("__NV_E2M1, cudaRoundZero"), oracle_fill<uint8_t, nv_e2m1_rz>, false, FP16_HALF},
+};
+
+/* The 16-bit formats overflow to inf (saturate false): NVIDIA's host
+ * conversions have no saturating form. */
+const EncodeMode kFp16Modes[] = {
+    {"fp16 nearest", FP8_E4M3, false, FP8_ROUND_NEAREST_EVEN, "__float2half_rn(x)",
+     oracle_fill<uint16_t, nv_half_rn>, true, FP16_HALF},
+    {"fp16 toward-zero", FP8_E4M3, false, FP8_ROUND_TOWARD_ZERO, "__float2half_rz(x)",
+     oracle_fill<uint16_t, nv_half_rz>, true, FP16_HALF},
+    {"bf16 nearest", FP8_E4M3, false, FP8_ROUND_NEAREST_EVEN, "__float2bfloat16_rn(x)",
+     oracle_fill<uint16_t, nv_bf16_rn>, true, FP16_BF16},
+    {"bf16 toward-zero", FP8_E4M3, false, FP8_ROUND_TOWARD_ZERO, "__float2bfloat16_rz(x)",
+     oracle_fill<uint16_t, nv_bf16_rz>, true, FP16_BF16},
 };
 
 /* ---- checking one chunk ------------------------------------------------------- */
@@ -226,8 +254,9 @@ const EncodeMode kFp4Modes[] = {
 struct Example {
     uint64_t index; /* position in the sweep, for ordering */
     uint32_t bits;
-    uint8_t want, bulk;
+    uint16_t want, bulk;
     int scalar; /* -1 where the scalar encoder was not asked */
+    int width;  /* hex digits of a code */
 };
 
 /* What one thread has seen of one mode. Chunks reach a thread in increasing
@@ -239,40 +268,65 @@ struct Tally {
     Example examples[kExamples];
 };
 
-void note(Tally *t, uint64_t index, float x, uint8_t want, uint8_t bulk, int scalar)
+void note(Tally *t, uint64_t index, float x, unsigned want, unsigned bulk, int scalar, int width)
 {
     if (bulk != want)
         t->bulk_bad++;
-    if (scalar >= 0 && scalar != want)
+    if (scalar >= 0 && (unsigned)scalar != want)
         t->scalar_bad++;
     if (t->n_examples < kExamples)
-        t->examples[t->n_examples++] = Example{index, f32_bits(x), want, bulk, scalar};
+        t->examples[t->n_examples++] =
+            Example{index, f32_bits(x), (uint16_t)want, (uint16_t)bulk, scalar, width};
+}
+
+/* The library's scalar answer for x in mode m. */
+int scalar_code(const EncodeMode &m, float x)
+{
+    if (m.wide) {
+        if (m.rnd == FP8_ROUND_NEAREST_EVEN)
+            return fp16_encode(x, m.wfmt);
+        if (m.wfmt == FP16_BF16 && m.rnd == FP8_ROUND_TOWARD_ZERO)
+            return bf16_truncate(x);
+        return fp16_encode_rounded(x, m.wfmt, m.saturate, m.rnd);
+    }
+    return m.rnd == FP8_ROUND_NEAREST_EVEN ? fp8_encode(x, m.fmt, m.saturate)
+                                           : fp8_encode_rounded(x, m.fmt, m.saturate, m.rnd);
 }
 
 /* Checks the bulk encoder on in[0..n) against NVIDIA's codes want[0..n), and
- * the scalar encoder too where with_scalar. */
-void check_chunk(const EncodeMode &m, const float *in, const uint8_t *want, uint8_t *bulk,
-                 size_t n, uint64_t first_index, bool with_scalar, Tally *t)
+ * the scalar encoder too where with_scalar. A 16-bit format toward zero has
+ * no bulk encoder: fp16_encode_rounded stands in for it, and the scalar check
+ * asks bf16_truncate (BF16) or the same function again. */
+void check_chunk(const EncodeMode &m, const float *in, const uint16_t *want, uint16_t *bulk,
+                 uint8_t *bulk8, size_t n, uint64_t first_index, bool with_scalar, Tally *t)
 {
-    if (m.rnd == FP8_ROUND_NEAREST_EVEN)
-        fp8_encode_array(in, bulk, n, m.fmt, m.saturate);
-    else
-        fp8_encode_array_rounded(in, bulk, n, m.fmt, m.saturate, m.rnd);
+    const int width = m.wide ? 4 : 2;
+    if (m.wide && m.rnd == FP8_ROUND_NEAREST_EVEN) {
+        fp16_encode_array(in, bulk, n, m.wfmt);
+    } else if (m.wide) {
+        for (size_t i = 0; i < n; i++)
+            bulk[i] = fp16_encode_rounded(in[i], m.wfmt, m.saturate, m.rnd);
+    } else {
+        if (m.rnd == FP8_ROUND_NEAREST_EVEN)
+            fp8_encode_array(in, bulk8, n, m.fmt, m.saturate);
+        else
+            fp8_encode_array_rounded(in, bulk8, n, m.fmt, m.saturate, m.rnd);
+        for (size_t i = 0; i < n; i++)
+            bulk[i] = bulk8[i];
+    }
 
     if (!with_scalar) {
-        if (memcmp(bulk, want, n) != 0)
+        if (memcmp(bulk, want, n * sizeof *want) != 0)
             for (size_t i = 0; i < n; i++)
                 if (bulk[i] != want[i])
-                    note(t, first_index + i, in[i], want[i], bulk[i], -1);
+                    note(t, first_index + i, in[i], want[i], bulk[i], -1, width);
         return;
     }
     t->scalar_checked += n;
     for (size_t i = 0; i < n; i++) {
-        uint8_t scalar = m.rnd == FP8_ROUND_NEAREST_EVEN
-                             ? fp8_encode(in[i], m.fmt, m.saturate)
-                             : fp8_encode_rounded(in[i], m.fmt, m.saturate, m.rnd);
-        if ((scalar != want[i]) | (bulk[i] != want[i]))
-            note(t, first_index + i, in[i], want[i], bulk[i], scalar);
+        int scalar = scalar_code(m, in[i]);
+        if ((scalar != (int)want[i]) | (bulk[i] != want[i]))
+            note(t, first_index + i, in[i], want[i], bulk[i], scalar, width);
     }
 }
 
@@ -301,9 +355,10 @@ void *sweep_worker(void *arg)
     Worker *w = (Worker *)arg;
     Sweep *s = w->sweep;
     float *in = (float *)malloc(kChunk * sizeof *in);
-    uint8_t *want = (uint8_t *)malloc(kChunk);
-    uint8_t *bulk = (uint8_t *)malloc(kChunk);
-    if (in == NULL || want == NULL || bulk == NULL) {
+    uint16_t *want = (uint16_t *)malloc(kChunk * sizeof *want);
+    uint16_t *bulk = (uint16_t *)malloc(kChunk * sizeof *bulk);
+    uint8_t *bulk8 = (uint8_t *)malloc(kChunk);
+    if (in == NULL || want == NULL || bulk == NULL || bulk8 == NULL) {
         fprintf(stderr, "sweep: out of memory\n");
         abort();
     }
@@ -324,23 +379,24 @@ void *sweep_worker(void *arg)
                 mode.oracle(in, want, n);
                 filled = mode.oracle;
             }
-            check_chunk(mode, in, want, bulk, n, first, with_scalar, &w->tally[m]);
+            check_chunk(mode, in, want, bulk, bulk8, n, first, with_scalar, &w->tally[m]);
             w->tally[m].seconds += now_seconds() - t0;
         }
     }
     free(in);
     free(want);
     free(bulk);
+    free(bulk8);
     return NULL;
 }
 
 void print_example(const Example &e)
 {
     float x = f32_from_bits(e.bits);
-    printf("      x = 0x%08" PRIX32 " (%a, %g): NVIDIA 0x%02X, bulk 0x%02X%s", e.bits, (double)x,
-           (double)x, e.want, e.bulk, e.bulk != e.want ? " (wrong)" : "");
+    printf("      x = 0x%08" PRIX32 " (%a, %g): NVIDIA 0x%0*X, bulk 0x%0*X%s", e.bits, (double)x,
+           (double)x, e.width, e.want, e.width, e.bulk, e.bulk != e.want ? " (wrong)" : "");
     if (e.scalar >= 0)
-        printf(", scalar 0x%02X%s", e.scalar, e.scalar != e.want ? " (wrong)" : "");
+        printf(", scalar 0x%0*X%s", e.width, e.scalar, e.scalar != e.want ? " (wrong)" : "");
     printf("\n");
 }
 
@@ -459,6 +515,46 @@ int sweep_decode(fp8_format fmt, const char *oracle_name)
     return bad;
 }
 
+/* NVIDIA's value of a 16-bit code. */
+float nv_decode16(uint16_t code, fp16_format fmt)
+{
+    if (fmt == FP16_HALF)
+        return __half2float(__ushort_as_half(code));
+    return __bfloat162float(__ushort_as_bfloat16(code));
+}
+
+/* Decodes all 65536 codes of a 16-bit format with fp16_decode,
+ * fp16_decode_array and NVIDIA, and rounds each value back with
+ * fp16_round_array (a finite value or inf must come back unchanged, a NaN as
+ * NaN). Returns the number of mismatches, printing the first few. */
+int sweep_decode16(fp16_format fmt, const char *oracle_name)
+{
+    std::vector<uint16_t> codes(65536);
+    std::vector<float> bulk(65536), round(65536);
+    for (unsigned c = 0; c < 65536; c++)
+        codes[c] = (uint16_t)c;
+    fp16_decode_array(codes.data(), bulk.data(), 65536, fmt);
+    fp16_round_array(bulk.data(), round.data(), 65536, fmt);
+
+    int bad = 0;
+    for (unsigned c = 0; c < 65536; c++) {
+        float want = nv_decode16((uint16_t)c, fmt);
+        float scalar = fp16_decode((uint16_t)c, fmt);
+        if (same_value(want, scalar) && same_value(want, bulk[c]) && same_value(want, round[c]))
+            continue;
+        if (bad < kExamples)
+            printf("      code 0x%04X: NVIDIA %a, scalar %a, bulk %a, rounded back %a\n", c,
+                   (double)want, (double)scalar, (double)bulk[c], (double)round[c]);
+        bad++;
+    }
+    printf("    decode %-19s vs %-60s %8s  %s (65536 codes)\n", fp16_info(fmt)->name,
+           oracle_name, "", bad ? "MISMATCH" : "ok");
+    if (bad)
+        printf("      %d of 65536 codes wrong\n", bad);
+    fflush(stdout);
+    return bad;
+}
+
 /* ---- the tests ----------------------------------------------------------------- */
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -515,6 +611,21 @@ START_TEST(test_fp4)
 }
 END_TEST
 
+START_TEST(test_fp16)
+{
+    double t0 = now_seconds();
+    printf("fp16: FP16, BF16\n");
+    int bad_modes = sweep_encode(kFp16Modes, COUNT(kFp16Modes));
+    int bad_codes = sweep_decode16(FP16_HALF, "__half2float(c)") +
+                    sweep_decode16(FP16_BF16, "__bfloat162float(c)");
+    printf("  fp16: FP16, BF16: %.1f s\n", now_seconds() - t0);
+    fflush(stdout);
+    ck_assert_msg(bad_modes == 0 && bad_codes == 0,
+                  "fp16: %d encoding modes and %d decoded codes disagree with NVIDIA", bad_modes,
+                  bad_codes);
+}
+END_TEST
+
 /* Seconds a family may take before Check stops it: far more than one
  * thread needs for an exhaustive run. Check multiplies it by
  * CK_TIMEOUT_MULTIPLIER itself. */
@@ -526,7 +637,8 @@ Suite *sweep_suite(void)
     struct {
         const char *name;
         const TTest *test;
-    } cases[] = {{"fp8", test_fp8}, {"e8m0", test_e8m0}, {"fp6", test_fp6}, {"fp4", test_fp4}};
+    } cases[] = {{"fp8", test_fp8}, {"e8m0", test_e8m0}, {"fp6", test_fp6}, {"fp4", test_fp4},
+                {"fp16", test_fp16}};
     for (size_t k = 0; k < COUNT(cases); k++) {
         TCase *tc = tcase_create(cases[k].name);
         tcase_set_timeout(tc, kTimeout);
