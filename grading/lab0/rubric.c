@@ -9,7 +9,7 @@
 
 static const char *const student_files[] = {"lab0.c", 0};
 static const char *const provided_files[] = {"lab0.h", 0};
-static const char *const forbidden[] = {"fp8_*", 0};
+static const char *const forbidden[] = {"fp8_*", "fp16_*", "bf16_*", 0};
 /* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
 static const char *const hidden[] = {"encode_random", 0};
 

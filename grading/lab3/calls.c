@@ -16,7 +16,7 @@
 #include "lab3.h"
 
 enum { CAST = 1, LINEAR_FORWARD, LINEAR_BACKWARD, SOFTMAX_XENT, UNSCALE, SCALER_UPDATE,
-       SGD_STEP, TRAIN_STEP };
+       SGD_STEP, TRAIN_STEP, TO_BF16 };
 
 /* A layer's buffers, in this order. */
 #define LAYER_BUFFERS 9
@@ -85,6 +85,7 @@ int sj_dispatch(uint32_t fn, const uint64_t *a)
     case TRAIN_STEP:
         SJ_RETURN(lab3_step, lab3_train_step(model(a[0]), sj_ptr(a[1]), sj_ptr(a[2]), a[3]));
         return 0;
+    case TO_BF16: lab3_to_bf16(sj_ptr(a[0]), a[1], sj_ptr(a[2])); return 0;
     }
     return -1;
 }
@@ -264,6 +265,16 @@ lab3_step lab3_train_step(lab3_mlp *m, const float *x, const uint8_t *labels, si
             *f[i] = *k[i];
     }
     return SJ_RESULT(lab3_step, &c);
+}
+
+void lab3_to_bf16(const float *x, size_t n, uint16_t *q)
+{
+    sj_call c;
+    sj_begin(&c, TO_BF16, "lab3_to_bf16");
+    sj_in(&c, x, floats(n, 1));
+    sj_val(&c, n);
+    sj_out(&c, q, sj_size(n, sizeof *q));
+    sj_run(&c);
 }
 
 #endif

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "idx.h"
+#include "bits.h"
 #include "lab3.h"
 #include "suite.h"
 
@@ -200,9 +201,9 @@ static void expect_bits(gr_mismatches *m, const float *want, const float *got, s
               d.count, n);
 }
 
-/* The tolerances, as a failure names them (README §10, §5, §8). */
-#define TOL_GEMM "float summation in any order, README §10"
-#define TOL_SUM "a float sum over the batch in any order, README §10"
+/* The tolerances, as a failure names them (README §11, §5, §8). */
+#define TOL_GEMM "float summation in any order, README §11"
+#define TOL_SUM "a float sum over the batch in any order, README §11"
 #define TOL_XENT "1e-5 x loss_scale / batch: exp, log and a division, README §5"
 #define TOL_XENT_LOSS "relative 1e-5: the C library's exp and log, README §5"
 #define TOL_HAND "a few roundings of exp and log, README §5"
@@ -1435,6 +1436,61 @@ static void test_train_short(void)
     mlp_free(&g);
 }
 
+/* ---- §10 the BF16 cast --------------------------------------------------------------- */
+
+/* Compares lab3_to_bf16 on n floats with the course codec's BF16 cast,
+ * fp16_encode(x, FP16_BF16), which tests/oracle checks on every float
+ * against NVIDIA's __float2bfloat16_rn. A wrong code is described with
+ * what a truncation would have given, the usual slip. */
+static void expect_bf16(gr_mismatches *m, const float *x, size_t n, const char *what)
+{
+    uint16_t *got = xcalloc(n + 1, sizeof *got);
+    got[n] = 0xA5A5; /* nothing past the end */
+    lab3_to_bf16(x, n, got);
+    for (size_t i = 0; i < n; i++) {
+        uint16_t want = fp16_encode(x[i], FP16_BF16);
+        uint32_t u = f32_bits(x[i]);
+        gr_expect(m, got[i] == want,
+                  "%s: x = %s: code 0x%04X (%s), expected 0x%04X (%s)%s", what, gr_f32(x[i]),
+                  got[i], gr_f32(fp16_decode(got[i], FP16_BF16)), want,
+                  gr_f32(fp16_decode(want, FP16_BF16)),
+                  got[i] == (uint16_t)(u >> 16) && want != got[i]
+                      ? "; that is x's top 16 bits, truncated, not rounded"
+                      : "");
+    }
+    gr_expect(m, got[n] == 0xA5A5, "%s: q[%zu], past the last element, was written", what, n);
+    free(got);
+}
+
+/* Every float whose low 16 bits are one of LOWS: all 65536 top halves
+ * (every sign, exponent and kept mantissa, so every NaN kind, inf, the
+ * subnormals and FLT_MAX's neighbours) with the dropped half below, at and
+ * above the tie, and at its ends; then, under --seed, random bit patterns. */
+static void test_bf16_cast(void)
+{
+    static const uint16_t LOWS[] = {0x0000, 0x0001, 0x7FFF, 0x8000, 0x8001, 0xFFFF};
+    const size_t nl = sizeof LOWS / sizeof LOWS[0], n = 65536 * nl;
+    float *x = xcalloc(n, sizeof *x);
+    for (uint32_t hi = 0; hi < 65536; hi++)
+        for (size_t k = 0; k < nl; k++)
+            x[hi * nl + k] = f32_from_bits(hi << 16 | LOWS[k]);
+    gr_mismatches m = {0};
+    expect_bf16(&m, x, n, "lab3_to_bf16 of every top half with low half 0, 1, 0x7fff, "
+                          "0x8000, 0x8001, 0xffff");
+    /* a short call, and an empty one */
+    const float few[3] = {1.00390625f, -FLT_MAX, 0x1p-149f};
+    expect_bf16(&m, few, 3, "lab3_to_bf16({1 + 2^-8, -FLT_MAX, 2^-149})");
+    expect_bf16(&m, few, 0, "lab3_to_bf16 with n = 0");
+    rng_state rng;
+    if (gr_hidden_rng(&rng, 9)) {
+        for (size_t i = 0; i < 4096; i++)
+            x[i] = f32_from_bits(rng_u32(&rng));
+        expect_bf16(&m, x, 4096, "hidden: lab3_to_bf16 of 4096 random bit patterns");
+    }
+    free(x);
+    gr_finish(&m, "codes");
+}
+
 extern const grader_lab lab3_rubric;
 
 static const grader_case cases[] = {
@@ -1453,6 +1509,7 @@ static const grader_case cases[] = {
     {"train_step_fp32", test_train_step_fp32},
     {"skipped_step", test_skipped_step},
     {"train_short", test_train_short},
+    {"bf16_cast", test_bf16_cast},
 };
 
 const grader_suite grader_this_suite = {&lab3_rubric, cases, GRADER_COUNT(cases)};

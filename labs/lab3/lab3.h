@@ -8,7 +8,9 @@
  * next to each one is where to look when the grader says it is wrong.
  *
  * What the course library gives you (common/):
- *   fp8_encode, fp8_decode                    the FP8 codec (fp8.h)
+ *   fp8_encode, fp8_decode                    the FP8 codec (fp8.h; its
+ *                                             16-bit functions are refused:
+ *                                             exercise 9 is that cast)
  *   delayed_scaler, delayed_record,           lab1's delayed scaling, one
  *   delayed_update                            tensor at a time (delayed.h)
  * and OpenBLAS gives you the FP32 matrix product:
@@ -189,5 +191,24 @@ typedef struct lab3_step {
  *      on skipped steps too.
  */
 lab3_step lab3_train_step(lab3_mlp *m, const float *x, const uint8_t *labels, size_t batch);
+
+/* ---- §10 BF16 beside FP8 ------------------------------------------------------------ */
+
+/*
+ * Exercise 9 (README §10): the BF16 cast of n floats, on their bits:
+ * q[i] = the BF16 code (the top 16 bits of a float) nearest x[i], ties to
+ * the even code, computed with integer operations on x[i]'s 32 bits:
+ *   - a carry out of the kept mantissa moves into the exponent, so the
+ *     floats nearest FLT_MAX round to +-inf (0x7F80, 0xFF80);
+ *   - a float subnormal becomes a BF16 subnormal (the same rule, nothing
+ *     flushed);
+ *   - a NaN, of either sign and any payload, gives 0x7FFF, the canonical
+ *     NaN of NVIDIA's __float2bfloat16 (README §10 says why a NaN needs its
+ *     own test).
+ * Truncation, q = bits >> 16, is not this cast. The 16-bit functions of
+ * fp8.h (fp16_*, bf16_*) are not yours to call here: the grader refuses
+ * them in lab3.c.
+ */
+void lab3_to_bf16(const float *x, size_t n, uint16_t *q);
 
 #endif /* LAB3_H */

@@ -291,3 +291,18 @@ lab3_step lab3_train_step(lab3_mlp *m, const float *x, const uint8_t *labels, si
     st.skipped = found_inf;
     return st;
 }
+
+void lab3_to_bf16(const float *x, size_t n, uint16_t *q)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = f32_bits(x[i]);
+        /* 0x7FFF is one less than half the dropped part's range; adding the
+         * kept part's lowest bit makes an exact half round to even. A NaN
+         * could carry into the sign (0x7FFFFFFF + 0x8000) or lose its
+         * payload to an inf: it gets the canonical code instead. */
+        if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+            q[i] = 0x7FFF;
+        else
+            q[i] = (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    }
+}

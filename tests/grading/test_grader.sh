@@ -151,6 +151,17 @@ expect_match "lab1 with delayed_update: the build log says why" \
     "$(jq -r .build_log "$TMP/lab1_delayed.json")" "lab1\\.c: uses delayed_update, which lab1 does not allow"
 grade lab3_delayed lab3 --solution
 expect_eq "lab3 may use delayed_record: score" "$(score_of lab3_delayed)" "100/100"
+# lab3's exercise 9 is the BF16 cast: the library's 16-bit functions are
+# refused in lab3.c (and in lab0.c, whose codec they share).
+mkdir -p "$TMP/sub-lab3-bf16"
+sed 's/q\[i\] = (uint16_t)((u + 0x7FFFu + ((u >> 16) \& 1u)) >> 16);/q[i] = fp16_encode(x[i], FP16_BF16);/' \
+    "$ROOT/solutions/lab3/lab3.c" >"$TMP/sub-lab3-bf16/lab3.c"
+grep -q 'fp16_encode(x\[i\], FP16_BF16)' "$TMP/sub-lab3-bf16/lab3.c" && ok ||
+    bad "lab3 with fp16_encode: the submission was not made"
+grade lab3_bf16 lab3 --dir "$TMP/sub-lab3-bf16"
+expect_eq "lab3 with fp16_encode: build_ok" "$(jq -r .build_ok "$TMP/lab3_bf16.json")" false
+expect_match "lab3 with fp16_encode: the build log says why" \
+    "$(jq -r .build_log "$TMP/lab3_bf16.json")" "lab3\\.c: uses fp16_encode, which lab3 does not allow: exercise 9"
 
 # CK_TIMEOUT_MULTIPLIER: a test that takes a second passes under the
 # rubric's 5 s and times out under 0.1 x 5 s.
