@@ -6,8 +6,10 @@
  *   fp8 explain VALUE...   how a float is stored: code, fields, formula,
  *                          rounding error, neighbours and which rule decided it
  *   fp8 decode CODE...     what a code means: fields, class, exact value
- *   fp8 table [FORMAT]     every code of a format, one line each
- *   fp8 info [FORMAT]      the parameters of the format table
+ *   fp8 table [FORMAT]     every code of a format, one line each; for FP16 and
+ *                          BF16 one line per binade (exponent field)
+ *   fp8 info [FORMAT]      the parameters of the format table; FP16 and BF16
+ *                          in a second table, with epsilon
  *
  * Everything it knows comes from fp8.h: the table row (fp8_info, fp16_info)
  * and the codec. It never decides a rounding itself; it encodes with the
@@ -48,8 +50,11 @@ static const char USAGE[] =
     "            the stored value, the rounding error, the representable\n"
     "            neighbours and the rule that picked the result\n"
     "  decode    show the fields, class and exact value of each CODE\n"
-    "  table     list every code of FORMAT with its value (default e4m3)\n"
-    "  info      the parameters of FORMAT, or of every format\n"
+    "  table     list every code of FORMAT with its value (default e4m3); for\n"
+    "            fp16 and bf16 one line per binade (exponent field): its codes,\n"
+    "            first and last value and spacing, for the positive codes\n"
+    "  info      the parameters of FORMAT, or of every format; fp16 and bf16\n"
+    "            in a table of their own, with machine epsilon\n"
     "\n"
     "  -f, --format FORMAT  e4m3 (default), e5m2, e8m0, e2m1, e3m2, e2m3, and the\n"
     "                       16-bit fp16 (or half, binary16, float16) and bf16 (or\n"
@@ -76,6 +81,7 @@ static const char USAGE[] =
     "  fp8 explain 70000 -f bf16        BF16 keeps the range, not the digits\n"
     "  fp8 decode 0x3c00 -f fp16        1 in FP16\n"
     "  fp8 table e2m1                   all 16 values of FP4\n"
+    "  fp8 table fp16                   FP16's 32 binades\n"
     "  fp8 info                         every format side by side\n"
     "\n"
     "exit status: 0 on success, 2 on a usage error\n";
@@ -877,21 +883,20 @@ static int formats_from_args(const cli_args *a, bool all, cli_format *fmts)
     return n;
 }
 
-static void print_table(cli_format fmt)
+/* Machine epsilon, 2^-man_bits, is shown for FP16 and BF16 only: for the 8-bit
+ * formats it is one of lab0's exercises. */
+static bool shows_epsilon(cli_format fmt)
+{
+    return is_wide(fmt);
+}
+
+/* "max finite 448 (0x7e), min normal 0.015625 (0x08), min subnormal
+ * 0.001953125 (0x01)", and for FP16 and BF16 ", epsilon 2^-10 = 0.0009765625". */
+static void limits_string(cli_format fmt, char *out, size_t n)
 {
     const fp8_format_info *f = info(fmt);
-    char layout[16], hex[8], fields[16], v[32], pmax[32], pnorm[32], psub[48];
-    char cmax[8], cnorm[8], csub[8];
-
-    layout_string(fmt, layout);
-    printf("%s: all %u codes\n", f->title, code_count(fmt));
-    printf("%-6s %-11s %-16s %s\n", "code", layout, "value", "class");
-    for (unsigned c = 0; c < code_count(fmt); c++) {
-        code_string(c, fmt, hex, sizeof hex);
-        fields_string(c, fmt, fields);
-        value_string(decode(c, fmt), v, sizeof v);
-        printf("%-6s %-11s %-16s %s\n", hex, fields, v, class_name(c, fmt));
-    }
+    char pmax[32], pnorm[32], psub[48], v[32], cmax[CODE_CHARS], cnorm[CODE_CHARS],
+        csub[CODE_CHARS];
     value_string(f->max_finite, pmax, sizeof pmax);
     value_string(f->min_normal, pnorm, sizeof pnorm);
     code_string(code_of(f->max_finite, fmt), fmt, cmax, sizeof cmax);
@@ -903,8 +908,76 @@ static void print_table(cli_format fmt)
     } else {
         snprintf(psub, sizeof psub, "none");
     }
-    printf("%s: max finite %s (%s), min normal %s (%s), min subnormal %s\n", f->name, pmax,
-           cmax, pnorm, cnorm, psub);
+    int len = snprintf(out, n, "max finite %s (%s), min normal %s (%s), min subnormal %s", pmax,
+                       cmax, pnorm, cnorm, psub);
+    if (shows_epsilon(fmt) && len > 0 && (size_t)len < n)
+        snprintf(out + len, n - (size_t)len, ", epsilon 2^-%d = %.9g", f->man_bits,
+                 ldexp(1.0, -f->man_bits));
+}
+
+/* Every code of a format of up to 8 bits, one line each. */
+static void print_codes(cli_format fmt)
+{
+    char layout[FIELD_CHARS], hex[CODE_CHARS], fields[FIELD_CHARS], v[32];
+    layout_string(fmt, layout);
+    printf("%s: all %u codes\n", info(fmt)->title, code_count(fmt));
+    printf("%-6s %-11s %-16s %s\n", "code", layout, "value", "class");
+    for (unsigned c = 0; c < code_count(fmt); c++) {
+        code_string(c, fmt, hex, sizeof hex);
+        fields_string(c, fmt, fields);
+        value_string(decode(c, fmt), v, sizeof v);
+        printf("%-6s %-11s %-16s %s\n", hex, fields, v, class_name(c, fmt));
+    }
+}
+
+/* A wider format, one line per exponent field (a binade): its codes, its
+ * first and last value, the spacing of its values and the classes in it.
+ * Positive codes; those with the sign bit set hold the same values negated. */
+static void print_binades(cli_format fmt)
+{
+    const fp8_format_info *f = info(fmt);
+    unsigned man = (1u << f->man_bits) - 1;
+    char head[FIELD_CHARS], sign[CODE_CHARS];
+    memset(head, 'e', (size_t)f->exp_bits);
+    head[f->exp_bits] = '\0';
+    code_string(1u << (f->bits - 1), fmt, sign, sizeof sign);
+    printf("%s: %u codes, one line per exponent field; positive codes only (the sign bit, "
+           "%s, negates them)\n",
+           f->title, code_count(fmt), sign);
+    printf("%-*s  %-13s  %-15s  %-15s  %-7s  %s\n", f->exp_bits, head, "codes", "from", "to",
+           "spacing", "class");
+    for (unsigned e = 0; e < 1u << f->exp_bits; e++) {
+        unsigned first = e << f->man_bits, last = first | man;
+        const char *k0 = class_name(first, fmt), *k1 = class_name(last, fmt);
+        char bits[FIELD_CHARS], c0[CODE_CHARS], c1[CODE_CHARS], codes[2 * CODE_CHARS], lo[32],
+            hi[32], step[16], cls[32];
+        put_bits(bits, e, f->exp_bits);
+        code_string(first, fmt, c0, sizeof c0);
+        code_string(last, fmt, c1, sizeof c1);
+        snprintf(codes, sizeof codes, "%s-%s", c0, c1);
+        value_string(decode(first, fmt), lo, sizeof lo);
+        value_string(decode(last, fmt), hi, sizeof hi);
+        if (isfinite(decode(first, fmt)))
+            snprintf(step, sizeof step, "2^%d", (e ? (int)e : 1) - f->bias - f->man_bits);
+        else
+            snprintf(step, sizeof step, "-");
+        snprintf(cls, sizeof cls, strcmp(k0, k1) ? "%s, %s" : "%s", k0, k1);
+        printf("%-*s  %-13s  %-15s  %-15s  %-7s  %s\n", f->exp_bits, bits, codes, lo, hi, step,
+               cls);
+    }
+}
+
+/* Every code, or for the 16-bit formats every binade, and the limits. */
+static void print_table(cli_format fmt)
+{
+    const fp8_format_info *f = info(fmt);
+    char limits[256];
+    if (f->bits > 8)
+        print_binades(fmt);
+    else
+        print_codes(fmt);
+    limits_string(fmt, limits, sizeof limits);
+    printf("%s: %s\n", f->name, limits);
     printf("source: %s\n", f->source);
 }
 
@@ -961,23 +1034,82 @@ static void nan_codes(const fp8_format_info *f, cli_format fmt, char *out, size_
     }
 }
 
-static void print_info_row(cli_format fmt)
+/* One line of the info table: the twelve columns, the epsilon column only
+ * where `epsilon`; the inf column is inf_width wide. */
+static void print_info_line(const char *const col[12], bool epsilon, int inf_width)
+{
+    printf("%-6s  %4s  %4s  %3s  %3s  %4s  %-14s  %-10s  %-13s  ", col[0], col[1], col[2],
+           col[3], col[4], col[5], col[6], col[7], col[8]);
+    if (epsilon)
+        printf("%-7s  ", col[9]);
+    printf("%-*s  %s\n", inf_width, col[10], col[11]);
+}
+
+static void print_info_row(cli_format fmt, bool epsilon, int inf_width)
 {
     const fp8_format_info *f = info(fmt);
-    char max[32], norm[16], sub[16], inf[24], nan[40];
+    char bits[8], sign[8], exp[8], man[8], bias[8], max[32], norm[16], sub[16], eps[16],
+        inf[2 * CODE_CHARS], nan[4 * CODE_CHARS];
+    snprintf(bits, sizeof bits, "%d", f->bits);
+    snprintf(sign, sizeof sign, "%d", f->has_sign ? 1 : 0);
+    snprintf(exp, sizeof exp, "%d", f->exp_bits);
+    snprintf(man, sizeof man, "%d", f->man_bits);
+    snprintf(bias, sizeof bias, "%d", f->bias);
     value_string(f->max_finite, max, sizeof max);
     power_string(f->min_normal, norm, sizeof norm);
     if (f->has_subnormals)
         power_string(f->min_subnormal, sub, sizeof sub);
     else
         snprintf(sub, sizeof sub, "none");
+    snprintf(eps, sizeof eps, "2^-%d", f->man_bits);
     if (f->has_inf)
         code_pair(f->inf_code, f, fmt, inf, sizeof inf);
     else
         snprintf(inf, sizeof inf, "none");
     nan_codes(f, fmt, nan, sizeof nan);
-    printf("%-6s  %4d  %4d  %3d  %3d  %4d  %-14s  %-10s  %-13s  %-9s  %s\n", f->name, f->bits,
-           f->has_sign ? 1 : 0, f->exp_bits, f->man_bits, f->bias, max, norm, sub, inf, nan);
+    const char *const col[12] = {f->name, bits, sign, exp, man, bias,
+                                 max,     norm, sub,  eps, inf, nan};
+    print_info_line(col, epsilon, inf_width);
+}
+
+/* The info table of the formats in fmts of one width: the 8-bit ones
+ * (wide false) as lab0 shows them, or FP16 and BF16 (wide true) with their
+ * epsilon and, under the table, their limits in decimal; after a blank line
+ * where `after` (a table came before). Returns whether there were any. */
+static bool print_info_table(const cli_format *fmts, int n, bool wide, bool after)
+{
+    static const char *const head[12] = {"format",     "bits",       "sign",
+                                         "exp",        "man",        "bias",
+                                         "max finite", "min normal", "min subnormal",
+                                         "epsilon",    "inf",        "NaN"};
+    int inf_width = 9; /* "0x7c 0xfc": two codes of the widest format */
+    bool any = false, epsilon = false;
+    for (int i = 0; i < n; i++) {
+        if (is_wide(fmts[i]) != wide)
+            continue;
+        int w = 2 * ((info(fmts[i])->bits + 3) / 4 + 2) + 1;
+        inf_width = w > inf_width ? w : inf_width;
+        epsilon = epsilon || shows_epsilon(fmts[i]);
+        any = true;
+    }
+    if (!any)
+        return false;
+    if (after)
+        putchar('\n');
+    print_info_line(head, epsilon, inf_width);
+    for (int i = 0; i < n; i++)
+        if (is_wide(fmts[i]) == wide)
+            print_info_row(fmts[i], epsilon, inf_width);
+    if (wide)
+        putchar('\n');
+    for (int i = 0; wide && i < n; i++) {
+        char limits[256];
+        if (!is_wide(fmts[i]))
+            continue;
+        limits_string(fmts[i], limits, sizeof limits);
+        printf("%-6s  %s\n", info(fmts[i])->name, limits);
+    }
+    return true;
 }
 
 static int cmd_info(cli_args *a)
@@ -988,10 +1120,8 @@ static int cmd_info(cli_args *a)
     int n = formats_from_args(a, true, fmts);
     if (n < 0)
         return EXIT_USAGE;
-    printf("%-6s  %4s  %4s  %3s  %3s  %4s  %-14s  %-10s  %-13s  %-9s  %s\n", "format", "bits",
-           "sign", "exp", "man", "bias", "max finite", "min normal", "min subnormal", "inf", "NaN");
-    for (int i = 0; i < n; i++)
-        print_info_row(fmts[i]);
+    bool narrow_shown = print_info_table(fmts, n, false, false);
+    print_info_table(fmts, n, true, narrow_shown);
     printf("\n");
     for (int i = 0; i < n; i++) {
         const fp8_format_info *f = info(fmts[i]);

@@ -379,6 +379,29 @@ run table e8m0
 count "^0x" 256
 line "0x00 00000000 5.87747175e-39 normal"
 
+# FP16 and BF16 by binade: one line per exponent field, 2^5 = 32 and 2^8 =
+# 256 of them. FP16 field 0 holds zero and the subnormals k x 2^-24, up to
+# 1023 x 2^-24 = 2^-14 - 2^-24; field 15 is [1, 2 - 2^-10] in steps of
+# 2^(0-10); field 30 is [2^15, 65504] in steps of 2^(15-10) = 32.
+run table fp16
+status 0
+count "^[01]\{5\} 0x" 32
+count "^0x" 0
+count "" 36
+line "00000 0x0000-0x03ff 0 6.09755516e-05 2^-24 zero, subnormal"
+line "00001 0x0400-0x07ff 6.10351562e-05 0.000122010708 2^-24 normal"
+line "01111 0x3c00-0x3fff 1 1.99902344 2^-10 normal"
+line "11110 0x7800-0x7bff 32768 65504 2^5 normal, max"
+line "11111 0x7c00-0x7fff +inf NaN - inf, NaN"
+contains "epsilon 2^-10 = 0.0009765625"
+# BF16: field 0 up to 127 x 2^-133; field 254 is [2^127, (2 - 2^-7) x 2^127]
+# in steps of 2^(127-7).
+run table bfloat16
+count "^[01]\{8\} 0x" 256
+line "00000000 0x0000-0x007f 0 1.1663108e-38 2^-133 zero, subnormal"
+line "01111111 0x3f80-0x3fff 1 1.9921875 2^-7 normal"
+line "11111110 0x7f00-0x7f7f 1.70141183e+38 3.38953139e+38 2^120 normal, max"
+
 run info
 status 0
 line "e4m3 8 1 4 3 7 448 2^-6 2^-9 none 0x7f 0xff"
@@ -389,6 +412,17 @@ line "e3m2 6 1 3 2 3 28 2^-2 2^-4 none none"
 line "e2m3 6 1 2 3 1 7.5 2^0 2^-3 none none"
 run info e3m2
 count "^e" 2
+# The 16-bit formats in a table of their own, with epsilon 2^-man_bits, and
+# their limits in decimal: 2^-14 = 6.103515625e-05, 2^-24 = 5.96e-08.
+run info
+line "fp16 16 1 5 10 15 65504 2^-14 2^-24 2^-10 0x7c00 0xfc00 0x7c01-0x7fff 0xfc01-0xffff"
+line "bf16 16 1 8 7 127 3.38953139e+38 2^-126 2^-133 2^-7 0x7f80 0xff80 0x7f81-0x7fff 0xff81-0xffff"
+contains "fp16 max finite 65504 (0x7bff), min normal 6.10351562e-05 (0x0400), min subnormal 5.96046448e-08 (0x0001), epsilon 2^-10 = 0.0009765625"
+contains "bf16 BF16 (bfloat16):"
+run info fp16
+count "^fp16" 3
+count "^e" 0
+contains "IEEE 754"
 
 # ---- help and errors --------------------------------------------------------------
 
