@@ -4,7 +4,9 @@
  * and BF16 beside them for comparison.
  *
  *   fp8 explain VALUE...   how a float is stored: code, fields, formula,
- *                          rounding error, neighbours and which rule decided it
+ *                          rounding error, neighbours and which rule decided it;
+ *                          with --compare, one line per format (fp32, bf16,
+ *                          fp16, e4m3, e5m2): who keeps the value
  *   fp8 decode CODE...     what a code means: fields, class, exact value
  *   fp8 table [FORMAT]     every code of a format, one line each; for FP16 and
  *                          BF16 one line per binade (exponent field)
@@ -40,7 +42,7 @@ static const char USAGE[] =
     "\n"
     "usage:\n"
     "  fp8 explain VALUE... [-f FORMAT] [--round nearest|zero|away]\n"
-    "                       [--saturate | --no-saturate]\n"
+    "                       [--saturate | --no-saturate] [--compare]\n"
     "  fp8 decode CODE... [-f FORMAT]\n"
     "  fp8 table [FORMAT]\n"
     "  fp8 info [FORMAT]\n"
@@ -48,7 +50,10 @@ static const char USAGE[] =
     "\n"
     "  explain   encode each VALUE and show the code, its fields, the formula,\n"
     "            the stored value, the rounding error, the representable\n"
-    "            neighbours and the rule that picked the result\n"
+    "            neighbours and the rule that picked the result; with --compare,\n"
+    "            one line per format instead (fp32, bf16, fp16, e4m3, e5m2): code,\n"
+    "            stored value, relative error, and whether it was kept, rounded,\n"
+    "            flushed to zero or overflowed\n"
     "  decode    show the fields, class and exact value of each CODE\n"
     "  table     list every code of FORMAT with its value (default e4m3); for\n"
     "            fp16 and bf16 one line per binade (exponent field): its codes,\n"
@@ -79,6 +84,7 @@ static const char USAGE[] =
     "  fp8 decode 0x7c -f e5m2          E5M2 infinity\n"
     "  fp8 explain 70000 -f fp16        past FP16's max, 65504: inf\n"
     "  fp8 explain 70000 -f bf16        BF16 keeps the range, not the digits\n"
+    "  fp8 explain 1e-8 --compare       which formats keep 1e-8\n"
     "  fp8 decode 0x3c00 -f fp16        1 in FP16\n"
     "  fp8 table e2m1                   all 16 values of FP4\n"
     "  fp8 table fp16                   FP16's 32 binades\n"
@@ -825,6 +831,74 @@ static void explain_one(const char *text, float input, const cli_args *a)
     print_saturation(f, a->fmt, a);
 }
 
+/* ---- explain --compare ----------------------------------------------------------- */
+
+/* What became of `want`, the input as written, stored as v: kept, rounded,
+ * flushed to zero, or past the format's range (`overflowed`: it would be inf
+ * or NaN without saturation), `overflow` saying what it gave. */
+static const char *fate(double want, float v, bool subnormal, bool overflowed,
+                        const char *overflow)
+{
+    if ((double)v == want || (isnan(want) && isnan(v)))
+        return "kept";
+    if (overflowed)
+        return overflow;
+    if (v == 0)
+        return "flushed to zero";
+    return subnormal ? "rounded, subnormal" : "rounded";
+}
+
+/* One line of the comparison: the format, the code, the value stored, its
+ * error relative to the input as written, and its fate. */
+static void print_compare_row(const char *name, const char *code, double want, float v,
+                              const char *result)
+{
+    char stored[32], err[32];
+    value_string(v, stored, sizeof stored);
+    if ((double)v == want || (isnan(want) && isnan(v)))
+        snprintf(err, sizeof err, "0");
+    else if (!isfinite(v) || !isfinite(want) || want == 0)
+        snprintf(err, sizeof err, "-");
+    else
+        snprintf(err, sizeof err, "%+.3g%%", 100.0 * ((double)v - want) / fabs(want));
+    printf("  %-6s  %-10s  %-15s  %-11s  %s\n", name, code, stored, err, result);
+}
+
+/* explain --compare: the value in FP32 (the input itself, read as a float),
+ * BF16, FP16, E4M3 and E5M2, one line each, to see which keep it. */
+static void explain_compare(const char *text, float x, const cli_args *a)
+{
+    static const cli_format compared[] = {WIDE + FP16_BF16, WIDE + FP16_HALF, FP8_E4M3,
+                                          FP8_E5M2};
+    double want = strtod(text, NULL);
+    uint32_t bits;
+    char code[16], on[64] = "", off[64] = "";
+    memcpy(&bits, &x, sizeof bits);
+    snprintf(code, sizeof code, "0x%08x", (unsigned)bits);
+
+    printf("%s in each format, rounding %s\n", text, rounding_name(a->rnd));
+    printf("  %-6s  %-10s  %-15s  %-11s  %s\n", "format", "code", "stored", "error", "result");
+    print_compare_row("fp32", code, want, x,
+                      fate(want, x, fpclassify(x) == FP_SUBNORMAL, isinf(x), "overflow -> inf"));
+    for (size_t k = 0; k < sizeof compared / sizeof compared[0]; k++) {
+        cli_format fmt = compared[k];
+        unsigned c = encode(x, fmt, saturates(a, fmt), a->rnd);
+        float v = decode(c, fmt);
+        bool overflowed = !isfinite(decode(encode(x, fmt, false, a->rnd), fmt)) && !isnan(x);
+        code_string(c, fmt, code, sizeof code);
+        print_compare_row(info(fmt)->name, code, want, v,
+                          fate(want, v, is_subnormal(c, fmt), overflowed, overflow_result(c, fmt)));
+        char *list = saturates(a, fmt) ? on : off;
+        strcat(list, " ");
+        strcat(list, info(fmt)->name);
+    }
+    printf("  error: stored - input as written, relative to the input; fp32 is the input\n"
+           "  itself, read as a float (to nearest)\n");
+    printf("  saturation (%s):%s%s%s%s\n",
+           a->saturate < 0 ? "each format's default" : a->saturate ? "--saturate" : "--no-saturate",
+           *on ? " on for" : "", on, *on && *off ? "; off for" : *off ? " off for" : "", off);
+}
+
 static int cmd_explain(cli_args *a)
 {
     float *values = calloc((size_t)a->npos + 1, sizeof *values);
@@ -840,10 +914,17 @@ static int cmd_explain(cli_args *a)
             return usage_error("'%s' is not a number", a->pos[i]);
         }
     }
+    if (a->compare && a->fmt_given) {
+        free(values);
+        return usage_error("--compare shows every format: leave out --format");
+    }
     for (int i = 0; i < a->npos; i++) {
         if (i)
             putchar('\n');
-        explain_one(a->pos[i], values[i], a);
+        if (a->compare)
+            explain_compare(a->pos[i], values[i], a);
+        else
+            explain_one(a->pos[i], values[i], a);
     }
     free(values);
     return 0;

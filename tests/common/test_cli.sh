@@ -288,6 +288,30 @@ line "stored 1.00117177e-08 (0x1.58p-27)"
 line "below 9.95351002e-09 (0x322b)"
 
 
+# --compare: one line per format. 70000 is a float (0x4788b800: 2^16 x
+# 1.0001000101110000b, exponent 143); BF16 rounds it to 70144 (+144/70000 =
+# +0.206%), FP16 overflows to inf, E4M3 and E5M2 saturate to 448 (-99.4%) and
+# 57344 (57344/70000 - 1 = -18.1%).
+run explain 70000 --compare
+status 0
+count "^fp32 \|^bf16 \|^fp16 \|^e4m3 \|^e5m2 " 5
+line "fp32 0x4788b800 70000 0 kept"
+line "bf16 0x4789 70144 +0.206% rounded"
+line "fp16 0x7c00 +inf - overflow -> inf"
+line "e4m3 0x7e 448 -99.4% saturated to max finite"
+line "e5m2 0x7b 57344 -18.1% saturated to max finite"
+run explain 70000 --compare --saturate
+line "fp16 0x7bff 65504 -6.42% saturated to max finite"
+# 1e-8 is not a float (nearest 0x322bcc77); BF16 keeps 1.00117e-8 (+0.117%),
+# the others flush it to zero. 1e-6 is 16.78 x 2^-24: FP16 subnormal 17 x 2^-24.
+run explain 1e-8 1e-6 --compare
+line "fp32 0x322bcc77 9.99999994e-09 -6.08e-07% rounded"
+line "bf16 0x322c 1.00117177e-08 +0.117% rounded"
+line "fp16 0x0000 0 -100% flushed to zero"
+line "e5m2 0x00 0 -100% flushed to zero"
+line "fp16 0x0011 1.01327896e-06 +1.33% rounded, subnormal"
+
+
 # 0x7e = 0 1111 110: 1.75 x 2^(15-7) = 448, the largest E4M3 value.
 run decode 0x7e
 status 0
@@ -350,6 +374,8 @@ line "value +inf"
 line "value 1 (0x1p+0)"
 line "value -2 (-0x1p+1)"
 
+
+# ---- table and info -------------------------------------------------------------
 
 run table e5m2
 status 0
@@ -469,6 +495,10 @@ run decode 1 --no-saturate
 error "--no-saturate"
 run explain
 error "needs a value"
+run explain 1 --compare -f e4m3
+error "leave out --format"
+run decode 1 --compare
+error "--compare"
 
 total=$((passed + failed))
 if [ "$failed" -ne 0 ]; then
