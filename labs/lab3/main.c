@@ -40,6 +40,7 @@
  * they are right.
  */
 #include "lab3.h"
+#include "formats.h"
 #include "model.h"
 #include "demo.h"
 #include "npy.h"
@@ -63,9 +64,7 @@
 #define SHUFFLE_STREAM 33      /* ... and the order of the batches */
 #define SMOOTH_STEPS 50        /* the loss plot: the mean of the last this many steps */
 #define N_CAPTURES 3           /* first, middle and last step (of --capture's model) */
-#define N_MODES 2              /* the two models, FP32 and FP8 (MODES below) */
-#define M_FP32 0               /* their indices */
-#define M_FP8 1
+#define MAX_MODELS KIND_COUNT  /* FP32 and FP8, or with --formats all five (formats.h) */
 
 /* What the demo does, and its own options, for --help (common/demo.c prints
  * the usage line and the common options around it). */
@@ -94,7 +93,11 @@ static const char ABOUT[] =
     "  --threads N       threads OpenBLAS runs each GEMM on (default 1, or\n"
     "                    OPENBLAS_NUM_THREADS when that is set; README §9)\n"
     "  --capture MODEL   whose tensors capture_step*.npy hold: fp32 (the\n"
-    "                    default, the reference run) or fp8 (what the casts saw)";
+    "                    default, the reference run) or fp8 (what the casts saw)\n"
+    "  --formats         train five models instead of two: FP32, BF16, FP16\n"
+    "                    without loss scaling, FP16 with the GradScaler, FP8\n"
+    "                    (README §10); adds what each gradient cast flushed to\n"
+    "                    zero or overflowed, and a plot of it";
 
 /* ---- the command line ---------------------------------------------------------- */
 
@@ -105,8 +108,9 @@ typedef struct train_options {
     size_t hidden, batch;
     float lr, lr_decay, momentum;
     uint64_t seed;
-    int capture;            /* the model whose tensors are captured: M_FP32 or M_FP8 */
+    lab3_kind capture;      /* the model whose tensors are captured: KIND_FP32 or KIND_FP8 */
     int threads;            /* OpenBLAS's threads; 0: the default (blas_threads) */
+    bool formats;           /* --formats: the five models of README §10 */
 } train_options;
 
 /* A number option: its name, its range, whether it must be whole, and an
@@ -173,7 +177,7 @@ static void set_number(train_options *t, const char *name, double v)
  * (a number out of range, a missing value). */
 static int take_train_args(int argc, char **argv, train_options *t, char **rest, int *n_rest)
 {
-    *t = (train_options){DEFAULT_DATA, 5, 256, 64, 0.05f, 0.85f, 0.9f, 1, M_FP32, 0};
+    *t = (train_options){DEFAULT_DATA, 5, 256, 64, 0.05f, 0.85f, 0.9f, 1, KIND_FP32, 0, false};
     *n_rest = 0;
     rest[(*n_rest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
@@ -201,7 +205,9 @@ static int take_train_args(int argc, char **argv, train_options *t, char **rest,
                 fprintf(stderr, "lab3: --capture needs fp32 or fp8 (got '%s')\n", v);
                 return 2;
             }
-            t->capture = !strcmp(v, "fp8") ? M_FP8 : M_FP32;
+            t->capture = !strcmp(v, "fp8") ? KIND_FP8 : KIND_FP32;
+        } else if (!strcmp(a, "--formats")) {
+            t->formats = true;
         } else {
             rest[(*n_rest)++] = argv[i];
             if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc)
@@ -285,8 +291,10 @@ static double now_s(void)
 
 /* ---- what training recorded ----------------------------------------------------------- */
 
-static const char *const MODE_NAMES[N_MODES] = {"FP32", "FP8"};
-static const lab3_mode MODES[N_MODES] = {LAB3_FP32, LAB3_FP8};
+/* The models a run trains, in this order: FP32 and FP8, or with --formats
+ * the five of formats.h. */
+static const lab3_kind TWO[] = {KIND_FP32, KIND_FP8};
+static const lab3_kind FIVE[] = {KIND_FP32, KIND_BF16, KIND_FP16, KIND_FP16_LS, KIND_FP8};
 
 #define N_SCALERS 6
 static const char *const SCALER_NAMES[N_SCALERS] = {"l1.sx", "l1.sw", "l1.sdy",
@@ -315,22 +323,37 @@ typedef struct capture {
 typedef struct history {
     int epochs;
     size_t steps_per_epoch, total_steps;
-    double *loss[N_MODES];           /* per step */
-    double *scale[N_SCALERS];        /* per step: the FP8 model's, as the step used them */
-    double *epoch_loss[N_MODES];     /* per epoch: the mean over its steps */
-    double *accuracy[N_MODES];       /* per epoch: on the test set, in % */
-    double *seconds[N_MODES];        /* per epoch: the wall-clock time of its steps */
-    size_t *skipped[N_MODES];        /* per epoch */
-    bool changed[N_MODES];           /* the weights moved in training */
+    int n;                              /* models */
+    lab3_kind kind[MAX_MODELS];         /* model k's kind */
+    int fp8;                            /* the FP8 model's index */
+    bool formats;                       /* --formats: the casts' tallies are shown */
+    double *loss[MAX_MODELS];           /* per step */
+    double *flushed[MAX_MODELS];        /* per step: % of the gradients' nonzero elements
+                                           the casts flushed to zero */
+    double *scale[N_SCALERS];           /* per step: the FP8 model's, as the step used them */
+    double *epoch_loss[MAX_MODELS];     /* per epoch: the mean over its steps */
+    double *accuracy[MAX_MODELS];       /* per epoch: on the test set, in % */
+    double *seconds[MAX_MODELS];        /* per epoch: the wall-clock time of its steps */
+    size_t *skipped[MAX_MODELS];        /* per epoch */
+    lab3_cast_tally *casts[MAX_MODELS]; /* per epoch: the gradient casts' tallies */
+    bool changed[MAX_MODELS];           /* the weights moved in training */
     capture cap[N_CAPTURES];
     int n_captures;
-    int capture_model;               /* M_FP32 or M_FP8: whose tensors cap holds */
+    int capture_model;                  /* whose tensors cap holds (an index) */
 } history;
+
+/* Model k's name in the tables and plots. */
+static const char *name_of(const history *h, int k)
+{
+    return lab3_kind_of(h->kind[k])->name;
+}
 
 static void history_free(history *h)
 {
-    for (int k = 0; k < N_MODES; k++) {
+    for (int k = 0; k < MAX_MODELS; k++) {
         free(h->loss[k]);
+        free(h->flushed[k]);
+        free(h->casts[k]);
         free(h->epoch_loss[k]);
         free(h->accuracy[k]);
         free(h->seconds[k]);
@@ -362,13 +385,23 @@ static int history_init(history *h, const train_options *t, size_t n_train)
 {
     memset(h, 0, sizeof *h);
     h->epochs = t->epochs;
-    h->capture_model = t->capture;
+    h->formats = t->formats;
+    h->n = t->formats ? (int)(sizeof FIVE / sizeof FIVE[0]) : (int)(sizeof TWO / sizeof TWO[0]);
+    for (int k = 0; k < h->n; k++) {
+        h->kind[k] = t->formats ? FIVE[k] : TWO[k];
+        if (h->kind[k] == KIND_FP8)
+            h->fp8 = k;
+        if (h->kind[k] == t->capture)
+            h->capture_model = k;
+    }
     h->steps_per_epoch = (n_train + t->batch - 1) / t->batch;
     h->total_steps = h->steps_per_epoch * (size_t)t->epochs;
     size_t e = (size_t)t->epochs, n = h->total_steps;
     bool ok = true;
-    for (int k = 0; k < N_MODES; k++) {
+    for (int k = 0; k < h->n; k++) {
         ok = ok && (h->loss[k] = calloc(n, sizeof(double))) &&
+             (h->flushed[k] = calloc(n, sizeof(double))) &&
+             (h->casts[k] = calloc(e, sizeof(lab3_cast_tally))) &&
              (h->epoch_loss[k] = calloc(e, sizeof(double))) &&
              (h->accuracy[k] = calloc(e, sizeof(double))) &&
              (h->seconds[k] = calloc(e, sizeof(double))) &&
@@ -409,7 +442,9 @@ static capture *capture_at(history *h, size_t step)
 
 /* The state of the run: both models, the data, a batch's buffers. */
 typedef struct run {
-    lab3_mlp model[N_MODES];
+    int n;                   /* models, as in history */
+    lab3_mlp model[MAX_MODELS];
+    lab3_wide_buffers wide;  /* the 16-bit models' rounded operands */
     float *w1_initial;       /* layer 1's initial weights, to see whether they moved */
     const lab3_data *train, *test;
     size_t *order;           /* this epoch's order of the training images */
@@ -419,29 +454,35 @@ typedef struct run {
 
 static void run_free(run *r)
 {
-    for (int k = 0; k < N_MODES; k++)
+    for (int k = 0; k < r->n; k++)
         lab3_mlp_free(&r->model[k]);
+    lab3_wide_buffers_free(&r->wide);
     free(r->w1_initial);
     free(r->order);
     free(r->xb);
     free(r->yb);
 }
 
-/* Both models from the same seed (so the same initial weights), and the
- * buffers. Returns 0, or -1 with a message printed. */
-static int run_init(run *r, const train_options *t, const lab3_data *train,
+/* Every model of h from the same seed (so the same initial weights), and
+ * the buffers. Returns 0, or -1 with a message printed. */
+static int run_init(run *r, const train_options *t, const history *h, const lab3_data *train,
                     const lab3_data *test)
 {
     memset(r, 0, sizeof *r);
     r->train = train;
     r->test = test;
     bool ok = true;
-    for (int k = 0; k < N_MODES && ok; k++) {
+    for (int k = 0; k < h->n && ok; k++) {
+        const lab3_kind_info *ki = lab3_kind_of(h->kind[k]);
         rng_state rng;
         rng_seed(&rng, t->seed, SEED_STREAM);
-        ok = lab3_mlp_init(&r->model[k], MODES[k], t->hidden, t->batch, t->lr, t->momentum,
+        ok = lab3_mlp_init(&r->model[k], ki->mode, t->hidden, t->batch, t->lr, t->momentum,
                            &rng) == 0;
+        r->n = k + 1; /* what run_free frees */
+        if (ok && !ki->loss_scaling)
+            lab3_no_loss_scaling(&r->model[k]);
     }
+    ok = ok && (!t->formats || lab3_wide_buffers_init(&r->wide, t->hidden, t->batch) == 0);
     size_t nw = t->hidden * LAB3_INPUTS;
     ok = ok && (r->w1_initial = malloc(nw * sizeof(float))) &&
          (r->order = malloc(train->n * sizeof(size_t))) &&
@@ -453,7 +494,7 @@ static int run_init(run *r, const train_options *t, const lab3_data *train,
         run_free(r);
         return -1;
     }
-    memcpy(r->w1_initial, r->model[M_FP8].l1.w, nw * sizeof(float));
+    memcpy(r->w1_initial, r->model[h->fp8].l1.w, nw * sizeof(float));
     return 0;
 }
 
@@ -475,6 +516,8 @@ static void take_capture(capture *cp, const lab3_mlp *m, const float *x, size_t 
 static void train_epoch(run *r, int k, int epoch, history *h)
 {
     lab3_mlp *m = &r->model[k];
+    const lab3_kind_info *ki = lab3_kind_of(h->kind[k]);
+    lab3_cast_tally *epoch_casts = &h->casts[k][epoch];
     size_t n = r->train->n, batch = m->max_batch;
     const delayed_scaler *sc[N_SCALERS];
     scalers_of(m, sc);
@@ -491,10 +534,23 @@ static void train_epoch(run *r, int k, int epoch, history *h)
             memcpy(cp->w[1], m->l2.w, LAB3_CLASSES * m->hidden * sizeof(float));
             cp->loss_scale = m->gs.scale;
         }
-        if (k == M_FP8)
+        if (k == h->fp8)
             for (int s = 0; s < N_SCALERS; s++)
                 h->scale[s][step] = sc[s]->scale;
-        lab3_step st = lab3_train_step(m, r->xb, r->yb, b);
+        lab3_cast_tally c = {0, 0, 0};
+        lab3_step st;
+        if (ki->wide) {
+            st = lab3_wide_step(m, ki->fmt, r->xb, r->yb, b, &r->wide, &c);
+        } else {
+            float s1 = m->l1.sdy.scale, s2 = m->l2.sdy.scale;
+            st = lab3_train_step(m, r->xb, r->yb, b);
+            if (ki->mode == LAB3_FP8)
+                lab3_tally_fp8(m, b, s1, s2, &c);
+        }
+        h->flushed[k][step] = c.nonzero ? 100.0 * (double)c.flushed / (double)c.nonzero : 0.0;
+        epoch_casts->nonzero += c.nonzero;
+        epoch_casts->flushed += c.flushed;
+        epoch_casts->overflowed += c.overflowed;
         if (cp)
             take_capture(cp, m, r->xb, b);
         h->loss[k][step] = st.loss;
@@ -519,10 +575,25 @@ static const char *pow2_text(float v, char *buf, size_t size)
     return buf;
 }
 
-static void print_epoch_header(void)
+/* The mode column's width: "FP16+LS" with --formats. */
+static int mode_width(const history *h)
 {
-    printf("  %5s  %-4s  %10s  %13s  %8s  %7s  %10s  %8s\n", "epoch", "mode", "train loss",
-           "test acc (%)", "time (s)", "skipped", "loss scale", "lr");
+    return h->formats ? 7 : 4;
+}
+
+/* A gradient cast's percentage of flushed elements. */
+static double flushed_pct(const lab3_cast_tally *c)
+{
+    return c->nonzero ? 100.0 * (double)c->flushed / (double)c->nonzero : 0.0;
+}
+
+static void print_epoch_header(const history *h)
+{
+    printf("  %5s  %-*s  %10s  %13s  %8s  %7s  %10s  %8s", "epoch", mode_width(h), "mode",
+           "train loss", "test acc (%)", "time (s)", "skipped", "loss scale", "lr");
+    if (h->formats)
+        printf("  %11s  %10s", "flushed (%)", "overflowed");
+    printf("\n");
 }
 
 static void print_epoch_line(const run *r, const history *h, int k, int e)
@@ -532,10 +603,13 @@ static void print_epoch_line(const run *r, const history *h, int k, int e)
     char scale[32];
     /* A loss that ran away (1e17, from gradients left loss-scaled) keeps the
      * column's width. */
-    printf(fabs(loss) < 1e5 ? "  %5d  %-4s  %10.4f" : "  %5d  %-4s  %10.3g", e + 1,
-           MODE_NAMES[k], loss);
-    printf("  %13.2f  %8.2f  %7zu  %10s  %8.4g\n", h->accuracy[k][e], h->seconds[k][e],
+    printf(fabs(loss) < 1e5 ? "  %5d  %-*s  %10.4f" : "  %5d  %-*s  %10.3g", e + 1,
+           mode_width(h), name_of(h, k), loss);
+    printf("  %13.2f  %8.2f  %7zu  %10s  %8.4g", h->accuracy[k][e], h->seconds[k][e],
            h->skipped[k][e], pow2_text(m->gs.scale, scale, sizeof scale), (double)m->lr);
+    if (h->formats)
+        printf("  %11.4f  %10zu", flushed_pct(&h->casts[k][e]), h->casts[k][e].overflowed);
+    printf("\n");
     fflush(stdout); /* a line as each epoch ends, also into a pipe */
 }
 
@@ -554,10 +628,14 @@ static void train_all(run *r, const train_options *t, history *h, int threads)
            r->train->n - (h->steps_per_epoch - 1) * t->batch, r->test->n, t->hidden,
            (double)t->lr, (double)t->momentum, (double)t->lr_decay,
            (unsigned long long)t->seed, threads, threads == 1 ? "" : "s");
-    print_epoch_header();
+    if (h->formats)
+        printf("flushed: the share of the gradients' nonzero elements (dlogits and dh,\n"
+               "as the casts saw them) that a cast made zero; overflowed: how many it made\n"
+               "inf (FP8, which saturates: how many were past its max). README §10.\n\n");
+    print_epoch_header(h);
     for (int e = 0; e < t->epochs; e++) {
         shuffle(&rng, r->order, r->train->n);
-        for (int k = 0; k < N_MODES; k++) {
+        for (int k = 0; k < h->n; k++) {
             train_epoch(r, k, e, h);
             lab3_mlp *m = &r->model[k];
             h->accuracy[k][e] = 100.0 * lab3_evaluate(m, r->test->x, r->test->y, r->test->n);
@@ -566,7 +644,7 @@ static void train_all(run *r, const train_options *t, history *h, int threads)
         }
     }
     size_t nw = t->hidden * LAB3_INPUTS;
-    for (int k = 0; k < N_MODES; k++)
+    for (int k = 0; k < h->n; k++)
         h->changed[k] = memcmp(r->model[k].l1.w, r->w1_initial, nw * sizeof(float)) != 0;
     printf("\n");
 }
@@ -602,8 +680,10 @@ static size_t sum_of(const size_t *v, int n)
  * not written yet. */
 static void print_notes(const history *h)
 {
-    bool all_zero = true, any_nonfinite = false;
-    for (int k = 0; k < N_MODES; k++)
+    bool all_zero = true, any_nonfinite = false, all_changed = true;
+    for (int k = 0; k < h->n; k++)
+        all_changed = all_changed && h->changed[k];
+    for (int k = 0; k < h->n; k++)
         for (size_t i = 0; i < h->total_steps; i++) {
             all_zero = all_zero && h->loss[k][i] == 0.0;
             any_nonfinite = any_nonfinite || !isfinite(h->loss[k][i]);
@@ -611,54 +691,82 @@ static void print_notes(const history *h)
     if (all_zero)
         printf("Note: every step's loss was 0: lab3_train_step (README §8) or\n"
                "lab3_softmax_xent (§5) is not written yet.\n");
-    if (!h->changed[M_FP32] || !h->changed[M_FP8])
-        printf("Note: training did not change the weights of the %s, so\n"
+    if (!all_changed) {
+        printf("Note: training did not change the weights of the");
+        for (int k = 0, said = 0; k < h->n; k++)
+            if (!h->changed[k])
+                printf("%s %s", said++ ? "," : "", name_of(h, k));
+        printf(" model, so\n"
                "the accuracy is the untrained model's (about 10%%; an unwritten\n"
                "forward leaves logits of 0, which picks class 0): lab3_train_step\n"
                "(README §8) or lab3_sgd_step (§7) is not written yet, or every step\n"
-               "was skipped.\n",
-               !h->changed[M_FP32] && !h->changed[M_FP8] ? "FP32 and the FP8 model"
-               : !h->changed[M_FP32] ? "FP32 model" : "FP8 model");
+               "was skipped.\n");
+    }
     if (any_nonfinite)
         printf("Note: a step's loss was inf or NaN: see README §5 (the max\n"
                "subtracted before exponentiating) and §6 (skipped steps).\n");
-    if (all_zero || !h->changed[M_FP32] || !h->changed[M_FP8] || any_nonfinite)
+    if (all_zero || !all_changed || any_nonfinite)
         printf("\n");
 }
 
 static void print_summary(const run *r, const history *h)
 {
     int e = h->epochs;
-    double sec32 = mean_of(h->seconds[M_FP32], e);
+    const int w = mode_width(h), fp8 = h->fp8; /* FP32 is model 0 */
+    double sec32 = mean_of(h->seconds[0], e);
     printf("Summary after %d epoch%s (accuracy on the %zu test images):\n\n", e,
            e == 1 ? "" : "s", r->test->n);
-    printf("  %-4s  %9s  %9s  %11s  %12s  %13s\n", "", "final", "best", "mean epoch",
+    printf("  %-*s  %9s  %9s  %11s  %12s  %13s\n", w, "", "final", "best", "mean epoch",
            "epoch time", "skipped steps");
-    printf("  %-4s  %9s  %9s  %11s  %12s  %13s\n", "mode", "acc (%)", "acc (%)", "time (s)",
+    printf("  %-*s  %9s  %9s  %11s  %12s  %13s\n", w, "mode", "acc (%)", "acc (%)", "time (s)",
            "vs FP32", "(of all)");
-    for (int k = 0; k < N_MODES; k++) {
+    for (int k = 0; k < h->n; k++) {
         double sec = mean_of(h->seconds[k], e);
         char skipped[48];
         snprintf(skipped, sizeof skipped, "%zu/%zu", sum_of(h->skipped[k], e), h->total_steps);
-        printf("  %-4s  %9.2f  %9.2f  %11.3f  %11.2fx  %13s\n", MODE_NAMES[k],
+        printf("  %-*s  %9.2f  %9.2f  %11.3f  %11.2fx  %13s\n", w, name_of(h, k),
                h->accuracy[k][e - 1], max_of(h->accuracy[k], e), sec, sec / sec32, skipped);
     }
-    printf("\n  FP8 - FP32: %+.2f points final, %+.2f points best.\n",
-           h->accuracy[M_FP8][e - 1] - h->accuracy[M_FP32][e - 1],
-           max_of(h->accuracy[M_FP8], e) - max_of(h->accuracy[M_FP32], e));
-    printf("  The time ratio is what emulating FP8 costs on a CPU: each cast rounds\n"
+    printf("\n");
+    for (int k = 1; k < h->n; k++)
+        printf("  %s - FP32: %+.2f points final, %+.2f points best.\n", name_of(h, k),
+               h->accuracy[k][e - 1] - h->accuracy[0][e - 1],
+               max_of(h->accuracy[k], e) - max_of(h->accuracy[0], e));
+    printf("  The time ratio is what emulating %s costs on a CPU: each cast rounds\n"
            "  every element to the format and back in software, and the products are\n"
-           "  FP32 GEMMs either way; on a GPU the FP8 GEMM itself is the faster one.\n\n");
+           "  FP32 GEMMs either way; on a GPU the %s GEMM itself is the faster one.\n\n",
+           h->formats ? "a format" : "FP8", h->formats ? "low-precision" : "FP8");
+    if (h->formats) {
+        printf("The gradient casts (dlogits and dh, in loss-scaled units):\n\n");
+        printf("  %-*s  %14s  %14s  %14s  %12s\n", w, "", "flushed (%)", "flushed (%)",
+               "flushed (%)", "overflowed");
+        printf("  %-*s  %14s  %14s  %14s  %12s\n", w, "mode", "step 1", "epoch 1",
+               "last epoch", "(elements)");
+        for (int k = 0; k < h->n; k++) {
+            size_t over = 0;
+            for (int i = 0; i < e; i++)
+                over += h->casts[k][i].overflowed;
+            printf("  %-*s  %14.4f  %14.4f  %14.4f  %12zu\n", w, name_of(h, k),
+                   h->flushed[k][0], flushed_pct(&h->casts[k][0]),
+                   flushed_pct(&h->casts[k][e - 1]), over);
+        }
+        printf("\n  FP32 casts nothing. BF16 has float's exponent range; FP16's smallest\n"
+               "  subnormal is 2^-24 (5.96e-08) and it flushes below half of that unless\n"
+               "  the loss scale lifts the gradients; FP8 scales each tensor (E5M2: 2^-16\n"
+               "  = 1.53e-05 after its scale). README §10.\n\n");
+    }
 
     printf("Final scales (the FP32 model casts nothing: its scalers stay fresh, 1):\n\n");
-    printf("  %-4s", "mode");
+    printf("  %-*s", w, "mode");
     for (int s = 0; s < N_SCALERS; s++)
         printf("  %10s", SCALER_NAMES[s]);
     printf("  %10s\n", "loss scale");
-    for (int k = 0; k < N_MODES; k++) {
+    for (int k = 0; k < h->n; k++) {
+        if (k != 0 && k != fp8)
+            continue; /* the 16-bit models have no delayed scalers */
         const delayed_scaler *sc[N_SCALERS];
         scalers_of(&r->model[k], sc);
-        printf("  %-4s", MODE_NAMES[k]);
+        printf("  %-*s", w, name_of(h, k));
         for (int s = 0; s < N_SCALERS; s++)
             printf("  %10.4g", (double)sc[s]->scale);
         char scale[32];
@@ -678,7 +786,7 @@ static int fill_loss(plot *p, const history *h, lab_error *err)
     size_t n = h->total_steps;
     double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
     int rc = x && y ? 0 : lab_errorf(err, "lab3: out of memory for the loss plot");
-    for (int k = 0; k < N_MODES && rc == 0; k++) {
+    for (int k = 0; k < h->n && rc == 0; k++) {
         double sum = 0.0;
         for (size_t i = 0; i < n; i++) {
             sum += h->loss[k][i];
@@ -688,11 +796,35 @@ static int fill_loss(plot *p, const history *h, lab_error *err)
             x[i] = (double)(i + 1) / (double)h->steps_per_epoch;
             y[i] = sum / (double)w;
         }
-        rc = plot_add_series(p, MODE_NAMES[k], x, y, n, err);
+        rc = plot_add_series(p, name_of(h, k), x, y, n, err);
     }
     free(x);
     free(y);
     return rc;
+}
+
+/* flushed: each model's share of flushed gradient elements per step, the
+ * mean of the last SMOOTH_STEPS steps (FP32, which casts nothing, left out). */
+static int fill_flushed(plot *p, const history *h, lab_error *err)
+{
+    size_t n = h->total_steps;
+    double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
+    int rc = x && y ? 0 : lab_errorf(err, "lab3: out of memory for the flushed plot");
+    for (int k = 1; k < h->n && rc == 0; k++) {
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            sum += h->flushed[k][i];
+            if (i >= SMOOTH_STEPS)
+                sum -= h->flushed[k][i - SMOOTH_STEPS];
+            size_t w = i + 1 < SMOOTH_STEPS ? i + 1 : SMOOTH_STEPS;
+            x[i] = (double)(i + 1) / (double)h->steps_per_epoch;
+            y[i] = sum / (double)w;
+        }
+        rc = plot_add_series(p, name_of(h, k), x, y, n, err);
+    }
+    free(x);
+    free(y);
+    return rc == 0 ? plot_set_key(p, "top left", err) : rc;
 }
 
 /* accuracy: each model's test accuracy after each epoch. */
@@ -704,8 +836,8 @@ static int fill_accuracy(plot *p, const history *h, lab_error *err)
     for (int e = 0; e < h->epochs; e++)
         x[e] = e + 1;
     int rc = 0;
-    for (int k = 0; k < N_MODES && rc == 0; k++)
-        rc = plot_add_series(p, MODE_NAMES[k], x, h->accuracy[k], (size_t)h->epochs, err);
+    for (int k = 0; k < h->n && rc == 0; k++)
+        rc = plot_add_series(p, name_of(h, k), x, h->accuracy[k], (size_t)h->epochs, err);
     free(x);
     return rc == 0 ? plot_set_key(p, "bottom right", err) : rc; /* accuracy rises */
 }
@@ -724,6 +856,7 @@ static int fill_scales(plot *p, const history *h, lab_error *err)
 typedef struct plot_spec {
     const char *name;
     const char *title;
+    const char *formats_title; /* with --formats; NULL: the plot is only drawn without */
     const char *xlabel;
     const char *ylabel;
     int (*fill)(plot *p, const history *h, lab_error *err);
@@ -731,29 +864,39 @@ typedef struct plot_spec {
 
 static const plot_spec PLOTS[] = {
     {"loss", "Training loss, FP32 and FP8 (the mean of the last 50 steps)",
+     "Training loss of each format (the mean of the last 50 steps)",
      "epoch (steps / steps per epoch)", "cross-entropy loss (mean over the batch)", fill_loss},
-    {"accuracy", "Test accuracy after each epoch, FP32 and FP8", "epoch",
-     "test accuracy (%)", fill_accuracy},
+    {"accuracy", "Test accuracy after each epoch, FP32 and FP8",
+     "Test accuracy after each epoch, each format", "epoch", "test accuracy (%)",
+     fill_accuracy},
     {"scales", "The FP8 model's six delayed scales, as each step's casts used them",
-     "training step", "scale (log scale; E4M3: 448 / amax, E5M2: 57344 / amax)", fill_scales},
+     "The FP8 model's six delayed scales, as each step's casts used them", "training step",
+     "scale (log scale; E4M3: 448 / amax, E5M2: 57344 / amax)", fill_scales},
+    {"flushed", NULL,
+     "Gradient elements each cast flushed to zero (the mean of the last 50 steps)",
+     "epoch (steps / steps per epoch)", "nonzero elements of dlogits and dh made 0 (%)",
+     fill_flushed},
 };
-#define N_PLOTS 3
+#define N_PLOTS 4
 
 /* Makes and renders plot i as DIR/name.png. Returns 0, PLOT_NO_GNUPLOT, or
  * -1 (message printed). */
 static int draw_plot(int i, const history *h, demo_options *o)
 {
+    const char *title = h->formats ? PLOTS[i].formats_title : PLOTS[i].title;
+    if (!title)
+        return 0; /* not this run's */
     char stem[DEMO_STEM_SIZE];
     if (demo_stem(o, PLOTS[i].name, stem, sizeof stem) != 0)
         return -1;
     lab_error err = {{0}};
-    plot *p = plot_new(stem, PLOTS[i].title, PLOTS[i].xlabel, PLOTS[i].ylabel, &err);
+    plot *p = plot_new(stem, title, PLOTS[i].xlabel, PLOTS[i].ylabel, &err);
     if (p && PLOTS[i].fill(p, h, &err) != 0) {
         plot_free(p);
         p = NULL; /* err says why */
     }
     if (p)
-        printf("Plot %d, %s:\n", i + 1, PLOTS[i].title);
+        printf("Plot %d, %s:\n", i + 1, title);
     return demo_render(o, p, stem, PLOT_WIDTH, &err);
 }
 
@@ -777,19 +920,20 @@ static int save(const demo_options *o, const char *name, const float *v, size_t 
 }
 
 /* Each model's trained weights: fp32_w1.npy (hidden x 784), fp32_b1.npy,
- * fp32_w2.npy (10 x hidden), fp32_b2.npy, and fp8_*. */
-static int save_weights(const demo_options *o, const run *r)
+ * fp32_w2.npy (10 x hidden), fp32_b2.npy, and fp8_* (with --formats also
+ * bf16_*, fp16_*, fp16ls_*). */
+static int save_weights(const demo_options *o, const run *r, const history *h)
 {
-    static const char *const PREFIX[N_MODES] = {"fp32", "fp8"};
     char name[64];
-    for (int k = 0; k < N_MODES; k++) {
+    for (int k = 0; k < h->n; k++) {
+        const char *prefix = lab3_kind_of(h->kind[k])->prefix;
         const lab3_mlp *m = &r->model[k];
         const lab3_linear *l[2] = {&m->l1, &m->l2};
         for (int i = 0; i < 2; i++) {
-            snprintf(name, sizeof name, "%s_w%d.npy", PREFIX[k], i + 1);
+            snprintf(name, sizeof name, "%s_w%d.npy", prefix, i + 1);
             if (save(o, name, l[i]->w, l[i]->out, l[i]->in) != 0)
                 return -1;
-            snprintf(name, sizeof name, "%s_b%d.npy", PREFIX[k], i + 1);
+            snprintf(name, sizeof name, "%s_b%d.npy", prefix, i + 1);
             if (save(o, name, l[i]->b, l[i]->out, 0) != 0)
                 return -1;
         }
@@ -822,15 +966,16 @@ static int save_captures(const demo_options *o, const history *h, size_t hidden)
 
 static int save_all(const demo_options *o, const run *r, const history *h)
 {
-    if (save_weights(o, r) != 0 || save_captures(o, h, r->model[M_FP8].hidden) != 0)
+    if (save_weights(o, r, h) != 0 || save_captures(o, h, r->model[h->fp8].hidden) != 0)
         return -1;
     printf("Wrote to %s:\n"
            "  fp32_w1.npy, fp32_b1.npy, fp32_w2.npy, fp32_b2.npy  the FP32 model's trained\n"
-           "      weights (w1: %zu x %d, w2: %d x %zu; float32), and fp8_*.npy the FP8 model's;\n"
+           "      weights (w1: %zu x %d, w2: %d x %zu; float32), and fp8_*.npy the FP8 model's;\n%s"
            "  capture_stepNNNNN_l{1,2}_{w,x,dy}.npy  for lab2's format recommender, which\n"
            "      reads these: what the %s model's GEMMs saw at steps",
-           o->dir, r->model[M_FP8].hidden, LAB3_INPUTS, LAB3_CLASSES, r->model[M_FP8].hidden,
-           MODE_NAMES[h->capture_model]);
+           o->dir, r->model[h->fp8].hidden, LAB3_INPUTS, LAB3_CLASSES, r->model[h->fp8].hidden,
+           h->formats ? "  bf16_*, fp16_*, fp16ls_*.npy  the 16-bit models' trained weights;\n" : "",
+           name_of(h, h->capture_model));
     for (int c = 0; c < h->n_captures; c++)
         printf("%s %zu", c == 0 ? "" : c + 1 == h->n_captures ? " and" : ",", h->cap[c].step);
     printf(",\n"
@@ -872,25 +1017,25 @@ int main(int argc, char **argv)
     run r;
     history h;
     rc = 1;
-    if (run_init(&r, &t, &train, &test) != 0)
-        goto out_data;
     if (history_init(&h, &t, train.n) != 0)
-        goto out_run;
+        goto out_data;
+    if (run_init(&r, &t, &h, &train, &test) != 0)
+        goto out_history;
 
     train_all(&r, &t, &h, blas_threads(&t));
     print_notes(&h);
     print_summary(&r, &h);
     for (int i = 0; i < N_PLOTS; i++)
         if (draw_plot(i, &h, &o) == -1)
-            goto out_history;
+            goto out_run;
     if (save_all(&o, &r, &h) != 0)
-        goto out_history;
+        goto out_run;
     demo_note_no_gnuplot(&o); /* when gnuplot was missing */
     rc = 0;
-out_history:
-    history_free(&h);
 out_run:
     run_free(&r);
+out_history:
+    history_free(&h);
 out_data:
     lab3_data_free(&train);
     lab3_data_free(&test);

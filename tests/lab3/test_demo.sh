@@ -5,7 +5,8 @@
 # points of FP32, no step skipped, l1.sx at 448), and it draws every plot
 # and writes every .npy file with the right shape; a missing or corrupt data
 # folder exits 1 naming the file; the untouched skeleton still runs and says
-# it is not written; bad usage exits 2.
+# it is not written; bad usage exits 2. --formats trains five models whose
+# gradient casts flush what their formats predict (README §10).
 #
 #   FP8LAB_BUILD=build sh tests/lab3/test_demo.sh      (from the top of the course)
 #
@@ -143,6 +144,59 @@ cmp -s "$TMP/sol/capture_step00000_l1_w.npy" "$TMP/fp8cap/capture_step00000_l1_w
     bad "--capture fp8: step 0's w1 should be the FP32 model's, the same initial weights"
 cmp -s "$TMP/sol/capture_step00125_l2_dy.npy" "$TMP/fp8cap/capture_step00125_l2_dy.npy" &&
     bad "--capture fp8: the same step-125 gradient as the FP32 model's" || ok
+
+# ---- --formats: FP32, BF16, FP16, FP16 with the loss scaler, FP8 ---------------------------
+
+# Two epochs on the subset, all five models. What any correct run shows,
+# from the formats' ranges (README §10): FP32 casts nothing and BF16, with
+# float's exponents, flushes nothing (a float gradient would have to be
+# below 2^-134); FP16 without a loss scale flushes the small gradients (on
+# seeds 1 to 6: 0.36% to 0.47% of the nonzero elements in epoch 1, 1.09% to
+# 1.82% in epoch 2), and a loss scale of 2^16 keeps all but a few (0.0009%
+# at most in epoch 2);
+# no 16-bit model overflows; only FP16+LS has a loss scale other than 1.
+fout=$("$B/solutions/lab3/lab3" --data "$DATA" --epochs 2 --formats --no-preview \
+    -o "$TMP/formats" 2>&1)
+[ $? = 0 ] && ok || bad "--formats: exit status"
+# The line of epoch $1, mode $2, after those two: loss, accuracy, time,
+# skipped, loss scale, lr, flushed (%), overflowed.
+fepoch_of() {
+    printf '%s\n' "$fout" | awk -v e="$1" -v m="$2" '$1 == e && $2 == m && NF == 10 {
+        $1 = $2 = ""; sub(/^ +/, ""); print; exit }'
+}
+for mode in FP32 BF16 FP16 FP16+LS FP8; do
+    case $mode in FP16+LS|FP32|FP8) scale='2\^16' ;; *) scale='2\^0' ;; esac
+    for e in 1 2; do
+        fepoch_of $e $mode | grep -Eq "^$NUM $NUM $NUM 0 $scale [0-9.]+ $NUM [0-9]+\$" && ok ||
+            bad "--formats: epoch $e, $mode: got '$(fepoch_of $e $mode)'"
+    done
+    acc=$(field "$(fepoch_of 2 $mode)" 2)
+    at_least "$acc" 70 && ok || bad "--formats: $mode's accuracy after 2 epochs '$acc' < 70%"
+done
+for mode in FP32 BF16; do
+    for e in 1 2; do
+        [ "$(field "$(fepoch_of $e $mode)" 7) $(field "$(fepoch_of $e $mode)" 8)" = "0.0000 0" ] &&
+            ok || bad "--formats: $mode flushes or overflows in epoch $e: '$(fepoch_of $e $mode)'"
+    done
+done
+for mode in FP16 FP16+LS; do
+    [ "$(field "$(fepoch_of 2 $mode)" 8)" = 0 ] && ok ||
+        bad "--formats: $mode overflowed in epoch 2: '$(fepoch_of 2 $mode)'"
+done
+f16=$(field "$(fepoch_of 2 FP16)" 7) f16ls=$(field "$(fepoch_of 2 FP16+LS)" 7)
+at_least "$f16" 0.5 && ok || bad "--formats: FP16 without a loss scale flushed only '$f16'%"
+awk -v a="$f16ls" -v b="$f16" 'BEGIN { exit !(a != "" && a * 100 <= b) }' && ok ||
+    bad "--formats: the loss scale should keep FP16's gradients ($f16ls% flushed, $f16% without)"
+printf '%s\n' "$fout" | grep -Eq '^  FP16 - FP32: [-+][0-9]+\.[0-9]{2} points final' && ok ||
+    bad "--formats: no FP16 - FP32 line"
+printf '%s\n' "$fout" | grep -q '^The gradient casts' && ok || bad "--formats: no casts table"
+for p in bf16 fp16 fp16ls fp8 fp32; do
+    [ -s "$TMP/formats/${p}_w1.npy" ] && ok || bad "--formats: no ${p}_w1.npy"
+done
+if command -v gnuplot >/dev/null 2>&1; then
+    [ -s "$TMP/formats/flushed.png" ] && ok || bad "--formats: no flushed.png"
+    [ ! -e "$TMP/sol/flushed.png" ] && ok || bad "without --formats: a flushed.png"
+fi
 
 # ---- the data missing or corrupt ---------------------------------------------------
 
