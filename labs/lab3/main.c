@@ -738,17 +738,17 @@ static void print_summary(const run *r, const history *h)
            h->formats ? "a format" : "FP8", h->formats ? "low-precision" : "FP8");
     if (h->formats) {
         printf("The gradient casts (dlogits and dh, in loss-scaled units):\n\n");
-        printf("  %-*s  %14s  %14s  %14s  %12s\n", w, "", "flushed (%)", "flushed (%)",
-               "flushed (%)", "overflowed");
-        printf("  %-*s  %14s  %14s  %14s  %12s\n", w, "mode", "step 1", "epoch 1",
-               "last epoch", "(elements)");
+        printf("  %-*s  %11s  %11s  %11s  %11s  %12s\n", w, "", "flushed (%)", "flushed (%)",
+               "flushed (%)", "flushed (%)", "overflowed");
+        printf("  %-*s  %11s  %11s  %11s  %11s  %12s\n", w, "mode", "first step", "epoch 1",
+               "last epoch", "last step", "(elements)");
         for (int k = 0; k < h->n; k++) {
             size_t over = 0;
             for (int i = 0; i < e; i++)
                 over += h->casts[k][i].overflowed;
-            printf("  %-*s  %14.4f  %14.4f  %14.4f  %12zu\n", w, name_of(h, k),
+            printf("  %-*s  %11.4f  %11.4f  %11.4f  %11.4f  %12zu\n", w, name_of(h, k),
                    h->flushed[k][0], flushed_pct(&h->casts[k][0]),
-                   flushed_pct(&h->casts[k][e - 1]), over);
+                   flushed_pct(&h->casts[k][e - 1]), h->flushed[k][h->total_steps - 1], over);
         }
         printf("\n  FP32 casts nothing. BF16 has float's exponent range; FP16's smallest\n"
                "  subnormal is 2^-24 (5.96e-08) and it flushes below half of that unless\n"
