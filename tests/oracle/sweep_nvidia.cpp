@@ -611,18 +611,67 @@ START_TEST(test_fp4)
 }
 END_TEST
 
+/* The 16-bit rows of the format table against NVIDIA's named constants:
+ * the codes of max finite, the smallest subnormal, inf and the canonical
+ * NaN, and the values of the first three (what the handouts quote).
+ * Returns the number of disagreements, printing each. */
+int check_constants16(void)
+{
+    struct {
+        fp16_format fmt;
+        const char *what;
+        uint16_t ours, nvidia;
+        float ours_value, nvidia_value;
+    } rows[] = {
+        {FP16_HALF, "CUDART_MAX_NORMAL_FP16", fp16_info(FP16_HALF)->max_code,
+         __half_as_ushort(CUDART_MAX_NORMAL_FP16), fp16_info(FP16_HALF)->max_finite,
+         __half2float(CUDART_MAX_NORMAL_FP16)},
+        {FP16_HALF, "CUDART_MIN_DENORM_FP16", 0x0001, __half_as_ushort(CUDART_MIN_DENORM_FP16),
+         fp16_info(FP16_HALF)->min_subnormal, __half2float(CUDART_MIN_DENORM_FP16)},
+        {FP16_HALF, "CUDART_INF_FP16", fp16_info(FP16_HALF)->inf_code,
+         __half_as_ushort(CUDART_INF_FP16), INFINITY, __half2float(CUDART_INF_FP16)},
+        {FP16_HALF, "CUDART_NAN_FP16", fp16_info(FP16_HALF)->nan_code,
+         __half_as_ushort(CUDART_NAN_FP16), 0.0f, 0.0f},
+        {FP16_BF16, "CUDART_MAX_NORMAL_BF16", fp16_info(FP16_BF16)->max_code,
+         __bfloat16_as_ushort(CUDART_MAX_NORMAL_BF16), fp16_info(FP16_BF16)->max_finite,
+         __bfloat162float(CUDART_MAX_NORMAL_BF16)},
+        {FP16_BF16, "CUDART_MIN_DENORM_BF16", 0x0001,
+         __bfloat16_as_ushort(CUDART_MIN_DENORM_BF16), fp16_info(FP16_BF16)->min_subnormal,
+         __bfloat162float(CUDART_MIN_DENORM_BF16)},
+        {FP16_BF16, "CUDART_INF_BF16", fp16_info(FP16_BF16)->inf_code,
+         __bfloat16_as_ushort(CUDART_INF_BF16), INFINITY, __bfloat162float(CUDART_INF_BF16)},
+        {FP16_BF16, "CUDART_NAN_BF16", fp16_info(FP16_BF16)->nan_code,
+         __bfloat16_as_ushort(CUDART_NAN_BF16), 0.0f, 0.0f},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        bool ok = rows[i].ours == rows[i].nvidia &&
+                  f32_bits(rows[i].ours_value) == f32_bits(rows[i].nvidia_value);
+        if (!ok) {
+            printf("    %s: NVIDIA 0x%04X (%a), the table 0x%04X (%a)\n", rows[i].what,
+                   rows[i].nvidia, (double)rows[i].nvidia_value, rows[i].ours,
+                   (double)rows[i].ours_value);
+            bad++;
+        }
+    }
+    printf("    constants %-16s vs CUDART_{MAX_NORMAL,MIN_DENORM,INF,NAN}_{FP16,BF16} %10s  %s\n",
+           "fp16, bf16", "", bad ? "MISMATCH" : "ok");
+    return bad;
+}
+
 START_TEST(test_fp16)
 {
     double t0 = now_seconds();
     printf("fp16: FP16, BF16\n");
+    int bad_constants = check_constants16();
     int bad_modes = sweep_encode(kFp16Modes, COUNT(kFp16Modes));
     int bad_codes = sweep_decode16(FP16_HALF, "__half2float(c)") +
                     sweep_decode16(FP16_BF16, "__bfloat162float(c)");
     printf("  fp16: FP16, BF16: %.1f s\n", now_seconds() - t0);
     fflush(stdout);
-    ck_assert_msg(bad_modes == 0 && bad_codes == 0,
-                  "fp16: %d encoding modes and %d decoded codes disagree with NVIDIA", bad_modes,
-                  bad_codes);
+    ck_assert_msg(bad_modes == 0 && bad_codes == 0 && bad_constants == 0,
+                  "fp16: %d encoding modes, %d decoded codes and %d constants disagree with "
+                  "NVIDIA", bad_modes, bad_codes, bad_constants);
 }
 END_TEST
 
