@@ -1450,13 +1450,18 @@ static void expect_bf16(gr_mismatches *m, const float *x, size_t n, const char *
     for (size_t i = 0; i < n; i++) {
         uint16_t want = fp16_encode(x[i], FP16_BF16);
         uint32_t u = f32_bits(x[i]);
-        gr_expect(m, got[i] == want,
-                  "%s: x = %s: code 0x%04X (%s), expected 0x%04X (%s)%s", what, gr_f32(x[i]),
-                  got[i], gr_f32(fp16_decode(got[i], FP16_BF16)), want,
-                  gr_f32(fp16_decode(want, FP16_BF16)),
-                  got[i] == (uint16_t)(u >> 16) && want != got[i]
-                      ? "; that is x's top 16 bits, truncated, not rounded"
-                      : "");
+        /* what went wrong, where it is one of the handout's traps */
+        const char *hint = "";
+        if (want != got[i] && isnan(x[i]))
+            hint = "; x is a NaN: README §10, the NaN trap";
+        else if (want != got[i] && got[i] == (uint16_t)(u >> 16))
+            hint = "; that is x's top 16 bits, truncated, not rounded";
+        else if (want != got[i] && (u & 0xFFFFu) == 0x8000u)
+            hint = "; x's low half is 0x8000, a tie: it goes to the even code";
+        /* a code's value is the float of its bits << 16, NaNs included */
+        gr_expect(m, got[i] == want, "%s: x = %s: code 0x%04X (%s), expected 0x%04X (%s)%s",
+                  what, gr_f32(x[i]), got[i], gr_f32(f32_from_bits((uint32_t)got[i] << 16)),
+                  want, gr_f32(f32_from_bits((uint32_t)want << 16)), hint);
     }
     gr_expect(m, got[n] == 0xA5A5, "%s: q[%zu], past the last element, was written", what, n);
     free(got);
