@@ -207,7 +207,7 @@ SPLIT_PARTS  = $(foreach lab,$(SPLIT_LABS),$(BUILD)/grading/$(lab)_judge \
                $(BUILD)/grading/$(lab)_subject.o) $(if $(SPLIT_LABS),$(LIBSUBJECT) $(SUBJECT_LIB))
 GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
                $(SPLIT_PARTS) $(LIB) $(if $(LAB5_BUILT),$(BUILD)/grading/lab5_suite.o \
-               $(BUILD)/grading/lab5_reference.o $(GPUPROBE))
+               $(BUILD)/grading/lab5_reference.o $(BUILD)/grading/lab5_exports $(GPUPROBE))
 LAB_DEMOS   := $(foreach lab,$(LABS),$(BUILD)/$(lab)/$(lab)) $(if $(LAB5_BUILT),$(BUILD)/lab5/lab5)
 SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
                   $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
@@ -390,6 +390,20 @@ $(BUILD)/grading/lab5_reference.o: $(LAB5_SRCS:%=$(BUILD)/solutions/lab5/%.o)
 	$(call say,REF,$@)$(LD) -r $^ -o $@.tmp && \
 	  nm -g --defined-only $@.tmp | awk '$$3 ~ /^lab5_/ { print $$3, "ref_" $$3 }' > $@.syms && \
 	  objcopy --redefine-syms=$@.syms $@.tmp $@ && rm -f $@.tmp
+
+# The names the shared libraries lab5 is linked with export (libc, libstdc++,
+# libcudart, libcublasLt), one a line: a submission that defined one would
+# replace the library's for the whole program, its start-up code included,
+# so the grader refuses it at build time (grading/builder.c).
+LAB5_EXPORTING = $(shell $(CXX_ABS) -print-file-name=libc.so.6) \
+                 $(shell $(CXX_ABS) -print-file-name=libstdc++.so.6) \
+                 $(foreach l,libcudart.so libcublasLt.so,$(if $(CUDA_LIBDIR),$(CUDA_LIBDIR)/$(l),\
+                   $(shell $(CXX_ABS) -print-file-name=$(l))))
+$(BUILD)/grading/lab5_exports: $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,NM,$@)nm -D --defined-only -P $(LAB5_EXPORTING) | \
+	  awk '$$2 != "A" { sub(/@.*/, "", $$1); print $$1 }' | LC_ALL=C sort -u >$@.tmp && \
+	  test -s $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/grading/%.o: grading/%.c $(CONFIG)
 	@mkdir -p $(@D)

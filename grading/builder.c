@@ -334,6 +334,48 @@ static bool cuda_allowed_global(const char *name, const char *type)
            strncmp(name, "_Zda", 4) != 0;
 }
 
+/* The names the shared libraries of a CUDA lab's program export (libc,
+ * libstdc++, libcudart, libcublasLt), sorted in byte order: BUILD/grading/
+ * LAB_exports, which make writes with nm. NULL, with *n 0, when it cannot be
+ * read. Read once. */
+static char **library_exports(const gr_options *o, size_t *n)
+{
+    static char **names;
+    static size_t count;
+    static int done;
+    if (!done) {
+        done = 1;
+        char *path = gr_asprintf("%s/grading/%s_exports", o->build, o->lab->name);
+        size_t len;
+        char *text = gr_read_file(path, (size_t)64 << 20, &len);
+        free(path);
+        size_t lines = 0;
+        for (char *p = text; p && *p; p++)
+            lines += *p == '\n';
+        names = text && lines ? malloc(lines * sizeof *names) : NULL;
+        for (char *p = names ? text : NULL, *end; p && *p && count < lines; p = end + 1) {
+            end = strchr(p, '\n');
+            *end = '\0';
+            names[count++] = p; /* text stays allocated, the strings' home */
+        }
+        if (!names)
+            free(text);
+    }
+    *n = count;
+    return names;
+}
+
+static int compare_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether one of those libraries exports name. */
+static bool library_name(char **names, size_t n, const char *name)
+{
+    return names && bsearch(&name, names, n, sizeof *names, compare_name) != NULL;
+}
+
 /* A static object's constructor or destructor, which g++ (under nvcc) runs
  * from a function of one of these names. */
 static bool static_init_symbol(const char *name)
@@ -357,6 +399,13 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
     if (!in || !out || pid <= 0 || timed_out || !WIFEXITED(status) || WEXITSTATUS(status)) {
         if (out)
             fprintf(out, "%s: the grader could not list its symbols with nm\n", file);
+        goto done;
+    }
+    size_t nexports = 0;
+    char **exports = cuda ? library_exports(o, &nexports) : NULL;
+    if (cuda && !exports) {
+        fprintf(out, "%s: the grader could not read its list of the libraries' names (%s_exports "
+                "in its build folder): rebuild it with make\n", file, o->lab->name);
         goto done;
     }
     rc = 0;
@@ -393,13 +442,23 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
             fprintf(out, "%s: defines %s, an indirect function, whose resolver would run "
                     "outside the tests, which no submission may\n", file, name);
             rc = -1;
+        } else if (cuda && global && library_name(exports, nexports, name)) {
+            /* Even a weak definition from a header: the program's own comes
+             * first, so the library's code, start-up included, would call it. */
+            fprintf(out, "%s: defines %s, a name that a library the program is linked with "
+                    "exports (libc, libstdc++, libcudart or libcublasLt): the whole program, "
+                    "the library's own start-up code included, would call yours instead; "
+                    "no submission may (give yours another name, and make it static)\n",
+                    file, name);
+            rc = -1;
         } else if (global && !lab_name(o->lab, name) &&
                    !(cuda && cuda_allowed_global(name, type))) {
             /* A global of another name could stand in for one the runner uses. */
             if (cuda)
                 fprintf(out, "%s: defines %s, a global name: only %s_* functions may be "
-                        "global (make it static, or put it in an anonymous namespace; a "
-                        "__global__ kernel too)\n", file, name, o->lab->name);
+                        "global (make it static: nvcc keeps the names in an anonymous "
+                        "namespace global; a __global__ kernel too)\n", file, name,
+                        o->lab->name);
             else
                 fprintf(out, "%s: defines %s, a global name: only %s_* names may be global "
                         "(make %s static)\n", file, name, o->lab->name, name);

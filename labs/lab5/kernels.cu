@@ -24,7 +24,8 @@
  *   - The kernels are your own device code: common/'s functions (fp8_encode,
  *     mx_shared_scale, stats_amax...) are CPU code and do not run on the GPU.
  *   - Only the lab5_* functions may be global: every kernel and helper is
- *     static (a __global__ kernel too), or in an anonymous namespace.
+ *     static (a __global__ kernel too); nvcc keeps the names in an
+ *     anonymous namespace global, so that is not enough.
  *   - Nothing allocates, prints or synchronizes; each function returns
  *     cudaGetLastError() after its launches.
  *   - For speed (README §7): 16-byte loads (float4), several in flight in

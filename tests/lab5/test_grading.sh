@@ -9,7 +9,9 @@
 #   - a syntax error is reported at once, from nvcc, with every test NOT RUN
 #     (a student without a GPU learns of it);
 #   - what no submission may do in a .cu file is refused at build time: a
-#     kernel with a global name, an object with a constructor at file scope,
+#     kernel with a global name, a definition of a name that libc,
+#     libstdc++, libcudart or libcublasLt exports (even a weak one, as a
+#     header's inline functions are), an object with a constructor at file scope,
 #     opening a file, calling the course library (CPU code) instead of a
 #     kernel;
 #   - every mutant in tests/lab5/mutants still applies and builds;
@@ -101,6 +103,17 @@ grade "$TMP/global"
 expect_eq "a global kernel: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
 expect_match "a global kernel: named" "$(jq -r .build_log "$TMP/r.json")" \
     "gemm.cu: defines _Z12stray_kernelPf, a global name: only lab5_\* functions"
+
+# A weak definition of a name libstdc++ exports (here one its own code calls
+# when an allocation fails): the program's definition comes first, so the
+# library would run the submission's code, before main too.
+copy_solution "$TMP/interpose"
+printf 'namespace std {\n__attribute__((weak)) void __throw_bad_alloc() { for (;;) { } }\n}\n' \
+    >>"$TMP/interpose/kernels.cu"
+grade "$TMP/interpose"
+expect_eq "a library's name: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
+expect_match "a library's name: named" "$(jq -r .build_log "$TMP/r.json")" \
+    "kernels.cu: defines _ZSt17__throw_bad_allocv, a name that a library the program is linked with exports"
 
 copy_solution "$TMP/ctor"
 printf '#include <cstdio>\nnamespace { struct Hello { Hello() { std::puts("hi"); } } hello; }\n' \
