@@ -779,19 +779,20 @@ static void print_summary(const run *r, const history *h)
 
 /* ---- the plots ------------------------------------------------------------------------ */
 
-/* loss: each model's training loss per step, the mean of the last
- * SMOOTH_STEPS steps, against the epoch (step / steps per epoch). */
-static int fill_loss(plot *p, const history *h, lab_error *err)
+/* Adds, for models first .. h->n - 1, per-step values v[k] as the mean of
+ * the last SMOOTH_STEPS steps against the epoch (step / steps per epoch). */
+static int add_smoothed(plot *p, const history *h, double *const *v, int first,
+                        lab_error *err)
 {
     size_t n = h->total_steps;
     double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
-    int rc = x && y ? 0 : lab_errorf(err, "lab3: out of memory for the loss plot");
-    for (int k = 0; k < h->n && rc == 0; k++) {
+    int rc = x && y ? 0 : lab_errorf(err, "lab3: out of memory for a plot");
+    for (int k = first; k < h->n && rc == 0; k++) {
         double sum = 0.0;
         for (size_t i = 0; i < n; i++) {
-            sum += h->loss[k][i];
+            sum += v[k][i];
             if (i >= SMOOTH_STEPS)
-                sum -= h->loss[k][i - SMOOTH_STEPS];
+                sum -= v[k][i - SMOOTH_STEPS];
             size_t w = i + 1 < SMOOTH_STEPS ? i + 1 : SMOOTH_STEPS;
             x[i] = (double)(i + 1) / (double)h->steps_per_epoch;
             y[i] = sum / (double)w;
@@ -803,27 +804,17 @@ static int fill_loss(plot *p, const history *h, lab_error *err)
     return rc;
 }
 
-/* flushed: each model's share of flushed gradient elements per step, the
- * mean of the last SMOOTH_STEPS steps (FP32, which casts nothing, left out). */
+/* loss: each model's training loss per step, smoothed. */
+static int fill_loss(plot *p, const history *h, lab_error *err)
+{
+    return add_smoothed(p, h, h->loss, 0, err);
+}
+
+/* flushed: each model's share of flushed gradient elements per step,
+ * smoothed (FP32, model 0, which casts nothing, left out). */
 static int fill_flushed(plot *p, const history *h, lab_error *err)
 {
-    size_t n = h->total_steps;
-    double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
-    int rc = x && y ? 0 : lab_errorf(err, "lab3: out of memory for the flushed plot");
-    for (int k = 1; k < h->n && rc == 0; k++) {
-        double sum = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            sum += h->flushed[k][i];
-            if (i >= SMOOTH_STEPS)
-                sum -= h->flushed[k][i - SMOOTH_STEPS];
-            size_t w = i + 1 < SMOOTH_STEPS ? i + 1 : SMOOTH_STEPS;
-            x[i] = (double)(i + 1) / (double)h->steps_per_epoch;
-            y[i] = sum / (double)w;
-        }
-        rc = plot_add_series(p, name_of(h, k), x, y, n, err);
-    }
-    free(x);
-    free(y);
+    int rc = add_smoothed(p, h, h->flushed, 1, err);
     return rc == 0 ? plot_set_key(p, "top left", err) : rc;
 }
 
