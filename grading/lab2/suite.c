@@ -619,6 +619,20 @@ static void check_cast_ends(void (*check)(gr_mismatches *, const tensor *), gr_m
  * 0 (their denominators are 0) and an SQNR of +inf (no error at all). */
 static const float NO_FINITE[3] = {NAN, INFINITY, -INFINITY};
 
+/* The same, for a tensor of no element at all: lab2_cast_stats(x, 0, ...)
+ * (lab2.h: n from 0). x points at NO_FINITE, but none of it reaches the
+ * subject: it gets x as a block of 0 floats, so a loop that runs while
+ * i <= n - 1 (n a size_t) reads on past its end. fmt and scale are still
+ * the arguments. */
+static void cast_empty(gr_mismatches *m, lab2_cast *c)
+{
+    memset(c, 0xA5, sizeof *c);
+    lab2_cast_stats(NO_FINITE, 0, FP8_E5M2, 4.0f, c);
+    gr_expect(m, c->fmt == FP8_E5M2 && c->scale == 4.0f,
+              "lab2_cast_stats(n = 0, E5M2, scale 4): c->fmt and c->scale should be the "
+              "arguments\n  got      fmt %d, scale %s", (int)c->fmt, gr_f32(c->scale));
+}
+
 static void test_cast_saturation(void)
 {
     gr_mismatches m = {0};
@@ -626,6 +640,10 @@ static void test_cast_saturation(void)
     lab2_cast_stats(NO_FINITE, 3, FP8_E4M3, 1.0f, &c);
     gr_expect(&m, c.saturated == 0.0,
               "lab2_cast_stats({NaN, inf, -inf}, E4M3, scale 1): no finite element\n"
+              "  expected saturated 0\n  got      %.17g", c.saturated);
+    cast_empty(&m, &c);
+    gr_expect(&m, c.saturated == 0.0,
+              "lab2_cast_stats(n = 0, E5M2, scale 4): no element\n"
               "  expected saturated 0\n  got      %.17g", c.saturated);
     for_each_tensor(check_saturation, &m);
     check_cast_ends(check_saturation, &m);
@@ -636,6 +654,11 @@ static void test_cast_saturation(void)
 static void test_cast_underflow(void)
 {
     gr_mismatches m = {0};
+    lab2_cast c;
+    cast_empty(&m, &c);
+    gr_expect(&m, c.underflow == 0.0,
+              "lab2_cast_stats(n = 0, E5M2, scale 4): no element\n"
+              "  expected underflow 0\n  got      %.17g", c.underflow);
     for_each_tensor(check_underflow, &m);
     check_cast_ends(check_underflow, &m);
     for_each_hidden(check_underflow, &m);
@@ -657,6 +680,11 @@ static void test_cast_error(void)
     lab2_cast_stats(NO_FINITE, 3, FP8_E4M3, 1.0f, &c);
     gr_expect(&m, c.mse == 0.0 && isinf(c.sqnr_db) && c.sqnr_db > 0,
               "lab2_cast_stats({NaN, inf, -inf}, E4M3, scale 1): no finite element\n"
+              "  expected mse 0 and sqnr_db +inf\n  got      mse %.17g, sqnr_db %.17g",
+              c.mse, c.sqnr_db);
+    cast_empty(&m, &c);
+    gr_expect(&m, c.mse == 0.0 && isinf(c.sqnr_db) && c.sqnr_db > 0,
+              "lab2_cast_stats(n = 0, E5M2, scale 4): no element\n"
               "  expected mse 0 and sqnr_db +inf\n  got      mse %.17g, sqnr_db %.17g",
               c.mse, c.sqnr_db);
     lab2_cast_stats(one, 1, FP8_E4M3, 1.0f, &c);

@@ -195,6 +195,7 @@ static void expect_bits(gr_mismatches *m, const float *want, const float *got, s
                         size_t cols, const char *what)
 {
     stats_mismatch d = stats_find_mismatch_exact(want, got, n);
+    cols = cols ? cols : 1; /* an empty output (n = 0) */
     gr_expect(m, d.count == 0, "%s\n  element [%zu, %zu]\n  expected %s\n  got      %s\n"
               "  (%zu of %zu differ)", what, d.first / cols, d.first % cols,
               d.count ? gr_f32(want[d.first]) : "", d.count ? gr_f32(got[d.first]) : "",
@@ -343,6 +344,12 @@ static void test_cast_e4m3(void)
     const float v2[3] = {1.0f, -300.0f, NAN};
     const float want2[3] = {2.0f, -448.0f, NAN};
     expect_cast(&m, &s, v2, 3, want2, "lab3_cast at scale 2 of {1, -300, NaN} (E4M3)");
+    /* n = 0 (lab3.h: n from 0): nothing to cast, and the amax recorded is
+     * that of no element, 0, which leaves history[0] as it was. x and q go
+     * to the subject as blocks of 0 floats, so a q[0] written is a write
+     * past the end of q, and an amax started from x[0] reads past the end
+     * of x. */
+    expect_cast(&m, &s, v, 0, want, "lab3_cast at scale 2 of {} (n = 0, E4M3)");
     check_cast_hidden(&m, FP8_E4M3);
     free(x);
     free(xq);
@@ -373,6 +380,8 @@ static void test_cast_e5m2(void)
     const float v4[2] = {-3.0f, NAN};
     const float want4[2] = {-3.0f, NAN};
     expect_cast(&m, &s, v4, 2, want4, "lab3_cast at scale 1 of {-3, NaN} (E5M2)");
+    /* n = 0, as in cast_e4m3. */
+    expect_cast(&m, &s, v, 0, want, "lab3_cast at scale 1 of {} (n = 0, E5M2)");
     check_cast_hidden(&m, FP8_E5M2);
     free(dl);
     free(dyq);
@@ -507,6 +516,75 @@ static void check_linear_tiny(gr_mismatches *m, lab3_mode mode, int checks)
     layer_free(&r);
 }
 
+/*
+ * batch = 0 (lab3.h: batch rows, up to max_batch): no row to compute, so
+ * no y, no dx, and backward adds nothing to dW and db. The small layer,
+ * with every row of xq and dyq at -7 (rows a batch of 0 does not reach)
+ * and dW, db at 0.25. x, y, dy and dx go to the subject as blocks of 0
+ * floats, so a row loop that runs while r <= batch - 1 (batch a size_t)
+ * reads or writes past their ends, and a write to y or dx fails the test.
+ * The casts of x and dy record the amax of no element, 0, which leaves
+ * history[0] at 0.5; an amax started from x[0] would read past x.
+ */
+static void check_linear_empty(gr_mismatches *m, lab3_mode mode, int checks)
+{
+    lab3_linear g;
+    tiny_layer(&g, 0.25f);
+    float rows[TINY_MAX * TINY_IN], none[TINY_IN] = {0}, out[TINY_IN];
+    for (size_t i = 0; i < TINY_MAX * TINY_IN; i++)
+        rows[i] = -7.0f;
+    memcpy(g.xq, rows, TINY_MAX * TINY_IN * sizeof(float));
+    memcpy(g.dyq, rows, TINY_MAX * TINY_OUT * sizeof(float));
+    const char *mname = mode == LAB3_FP8 ? "LAB3_FP8" : "LAB3_FP32";
+    char name[200];
+    if (checks == 0) {
+        lab3_linear_forward(&g, none, 0, mode, out);
+        snprintf(name, sizeof name,
+                 "lab3_linear_forward(batch 0 of max_batch 8, in 7, out 3, %s): xq (every row "
+                 "-7 before)", mname);
+        expect_bits(m, rows, g.xq, TINY_MAX * TINY_IN, TINY_IN, name);
+        if (mode == LAB3_FP8)
+            gr_expect(m, stats_equal_exact(0.5f, g.sx.history[0]),
+                      "lab3_linear_forward(batch 0, LAB3_FP8): sx.history[0] was 0.5, and the "
+                      "amax of no element is 0\n  expected %s\n  got      %s",
+                      gr_f32(0.5f), gr_f32(g.sx.history[0]));
+    } else {
+        /* wq and the scale_invs as forward leaves them. */
+        if (mode == LAB3_FP8)
+            cast_copy(&g.sw, g.w, TINY_OUT * TINY_IN, g.wq);
+        else
+            memcpy(g.wq, g.w, TINY_OUT * TINY_IN * sizeof(float));
+        g.xq_scale_inv = mode == LAB3_FP8 ? g.sx.scale_inv : 1.0f;
+        g.wq_scale_inv = mode == LAB3_FP8 ? g.sw.scale_inv : 1.0f;
+        lab3_linear_backward(&g, none, 0, mode, out);
+        if (checks & CHECK_DX) {
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 0 of max_batch 8, in 7, out 3, %s): dyq "
+                     "(every row -7 before)", mname);
+            expect_bits(m, rows, g.dyq, TINY_MAX * TINY_OUT, TINY_OUT, name);
+            if (mode == LAB3_FP8)
+                gr_expect(m, stats_equal_exact(0.5f, g.sdy.history[0]),
+                          "lab3_linear_backward(batch 0, LAB3_FP8): sdy.history[0] was 0.5, "
+                          "and the amax of no element is 0\n  expected %s\n  got      %s",
+                          gr_f32(0.5f), gr_f32(g.sdy.history[0]));
+        }
+        if (checks & CHECK_DW) {
+            float start[TINY_OUT * TINY_IN];
+            for (size_t i = 0; i < TINY_OUT * TINY_IN; i++)
+                start[i] = 0.25f;
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 0, in 7, out 3, %s): dW, 0.25 before, adds "
+                     "nothing", mname);
+            expect_bits(m, start, g.dw, TINY_OUT * TINY_IN, TINY_IN, name);
+            snprintf(name, sizeof name,
+                     "lab3_linear_backward(batch 0, in 7, out 3, %s): db, 0.25 before, adds "
+                     "nothing", mname);
+            expect_bits(m, start, g.db, TINY_OUT, TINY_OUT, name);
+        }
+    }
+    layer_free(&g);
+}
+
 static void check_forward(gr_mismatches *m, lab3_mode mode)
 {
     lab3_mlp g;
@@ -589,6 +667,7 @@ static void test_forward_fp8(void)
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP8);
     check_linear_tiny(&m, LAB3_FP8, 0);
+    check_linear_empty(&m, LAB3_FP8, 0);
     gr_finish(&m, "checks");
 }
 
@@ -597,6 +676,7 @@ static void test_forward_fp32(void)
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP32);
     check_linear_tiny(&m, LAB3_FP32, 0);
+    check_linear_empty(&m, LAB3_FP32, 0);
     gr_finish(&m, "checks");
 }
 
@@ -734,6 +814,7 @@ static void test_backward_dx(void)
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP8, CHECK_DX, 0.0f);
     check_linear_tiny(&m, LAB3_FP8, CHECK_DX);
+    check_linear_empty(&m, LAB3_FP8, CHECK_DX);
     gr_finish(&m, "checks");
 }
 
@@ -743,6 +824,7 @@ static void test_backward_dw_db(void)
     check_backward(&m, LAB3_FP8, CHECK_DW, 0.0f);
     check_backward(&m, LAB3_FP8, CHECK_DW, 0.25f); /* backward adds */
     check_linear_tiny(&m, LAB3_FP8, CHECK_DW);
+    check_linear_empty(&m, LAB3_FP8, CHECK_DW);
     gr_finish(&m, "checks");
 }
 
@@ -751,6 +833,7 @@ static void test_backward_fp32(void)
     gr_mismatches m = {0};
     check_backward(&m, LAB3_FP32, CHECK_DX | CHECK_DW, 0.0f);
     check_linear_tiny(&m, LAB3_FP32, CHECK_DX | CHECK_DW);
+    check_linear_empty(&m, LAB3_FP32, CHECK_DX | CHECK_DW);
     gr_finish(&m, "checks");
 }
 
@@ -908,6 +991,11 @@ static void test_unscale(void)
     expect_unscale(&m, a, 3, 3.0f, false, "lab3_unscale({2, -4, 6}, scale 3)");
     const float b[2] = {1.0f, INFINITY};
     expect_unscale(&m, b, 2, 65536.0f, true, "lab3_unscale({1, inf}, scale 65536)");
+    /* n = 0 (lab3.h: n from 0): nothing to unscale, and nothing inf or NaN.
+     * g goes to the subject as a block of 0 floats: the inf of b never
+     * reaches it, and a loop that runs while i <= n - 1 (a size_t) writes
+     * past its end. */
+    expect_unscale(&m, b, 0, 65536.0f, false, "lab3_unscale({}, n = 0, scale 65536)");
     const float c[2] = {NAN, 1.0f};
     expect_unscale(&m, c, 2, 1.0f, true, "lab3_unscale({NaN, 1}, scale 1)");
     const float d[1] = {FLT_MAX};

@@ -371,6 +371,25 @@ static void check_quantize_past_tail(gr_mismatches *m)
                        FP8_E4M3, LAB4_SCALE_FLOOR);
 }
 
+/*
+ * Empty matrices (lab4.h: rows x cols, either of them 0): no block, so
+ * nothing written. x goes to the subject as a block of 0 floats, and codes
+ * and scales as outputs of rows x cols and rows x nb bytes, 0 here: a byte
+ * written to either is past its end and fails the test. Three rows of no
+ * column have nb = 0 blocks each; a block count taken as
+ * (cols - 1) / block + 1 wraps there, and the quantizer writes a scale.
+ */
+static const size_t EMPTY_SHAPES[3][2] = {{0, 40}, {3, 0}, {0, 0}};
+
+static void check_quantize_empty(void)
+{
+    float x[1] = {1.0f};
+    uint8_t codes[1], scales[1];
+    for (int k = 0; k < 3; k++)
+        lab4_mx_quantize(x, EMPTY_SHAPES[k][0], EMPTY_SHAPES[k][1], 32, FP8_E4M3,
+                         LAB4_SCALE_FLOOR, codes, scales);
+}
+
 static void test_quantize_tail(void)
 {
     gr_mismatches m = {0};
@@ -386,6 +405,7 @@ static void test_quantize_tail(void)
     check_quantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E4M3, LAB4_SCALE_CEIL);
     npy_free(&t);
     check_quantize_past_tail(&m);
+    check_quantize_empty();
     gr_finish(&m, "bytes");
 }
 
@@ -489,6 +509,17 @@ static void check_dequantize_ref(gr_mismatches *m, const char *what, const float
     free(codes), free(scales), free(want);
 }
 
+/* Empty matrices, as check_quantize_empty: out is an output of 0 floats,
+ * and a loop over the columns while c <= cols - 1 wraps at cols = 0. */
+static void check_dequantize_empty(void)
+{
+    uint8_t codes[1] = {0x38}, scales[1] = {0x7F};
+    float out[1];
+    for (int k = 0; k < 3; k++)
+        lab4_mx_dequantize(codes, scales, EMPTY_SHAPES[k][0], EMPTY_SHAPES[k][1], 32, FP8_E4M3,
+                           out);
+}
+
 static void test_dequantize(void)
 {
     gr_mismatches m = {0};
@@ -505,6 +536,7 @@ static void test_dequantize(void)
     check_dequantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E5M2, LAB4_SCALE_FLOOR);
     check_dequantize_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 128, FP8_E2M3, LAB4_SCALE_CEIL);
     npy_free(&t);
+    check_dequantize_empty();
     gr_finish(&m, "values");
 }
 
@@ -684,12 +716,39 @@ static void test_dot(void)
     got = lab4_mx_dot(a, sn, a, s, 64, 32, FP8_E4M3);
     gr_expect(&m, isnan(got), "lab4_mx_dot with block scales {0x7f, 0x7f} and {0x7f, 0xff}\n"
               "  expected NaN\n  got      %s", gr_f32(got));
+    /* n = 0 (lab4.h: n elements, from 0): no block, so acc stays 0.0f.
+     * The four arrays go to the subject as blocks of 0 bytes; a block
+     * count taken as (n - 1) / block + 1 wraps and reads scales past them. */
+    got = lab4_mx_dot(a, sn, a, sn, 0, 32, FP8_E4M3);
+    gr_expect(&m, stats_equal_exact(0.0f, got), "lab4_mx_dot(n = 0, block 32, E4M3): no block\n"
+              "  expected %s\n  got      %s", gr_f32(0.0f), gr_f32(got));
     gr_finish(&m, "products");
 }
 
 /* m, n and k all different, and m < n, so that a row stride of m, or C
  * written column by column, lands on the wrong elements of C (inside it);
  * A and B different rows, so that C is not symmetric. */
+/*
+ * Empty products (lab4.h: m, n and k from 0). k = 0: every element of C is
+ * the dot product of no element, +0.0f, so all six of a 2 x 3 C are
+ * written. m = 0 or n = 0: C has no element, and goes to the subject as
+ * an output of 0 bytes (a write to it fails the test).
+ */
+static void check_gemm_empty(gr_mismatches *mm)
+{
+    uint8_t a[3 * 70] = {0x38}, s[3 * 3] = {0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F};
+    float c[6];
+    memset(c, 0xA5, sizeof c);
+    lab4_mx_gemm(a, s, a, s, 2, 3, 0, 32, FP8_E4M3, c);
+    for (size_t i = 0; i < 6; i++)
+        gr_expect(mm, stats_equal_exact(0.0f, c[i]),
+                  "lab4_mx_gemm(m = 2, n = 3, k = 0, block 32, E4M3): C[%zu][%zu] is the dot "
+                  "product of no element\n  expected %s\n  got      %s",
+                  i / 3, i % 3, gr_f32(0.0f), gr_f32(c[i]));
+    lab4_mx_gemm(a, s, a, s, 0, 3, 70, 32, FP8_E4M3, c);
+    lab4_mx_gemm(a, s, a, s, 2, 0, 70, 32, FP8_E4M3, c);
+}
+
 static void test_gemm(void)
 {
     gr_mismatches m = {0};
@@ -704,6 +763,7 @@ static void test_gemm(void)
     check_products_ref(&m, "mx_tail_x.npy", t.data, 8, 70, 1, FP8_E5M2, LAB4_SCALE_FLOOR, 1, 4,
                        2, 0, 4);
     npy_free(&t);
+    check_gemm_empty(&m);
     gr_finish(&m, "products");
 }
 
@@ -900,6 +960,15 @@ static void check_nvfp4_ref(gr_mismatches *m, const char *what, const float *x, 
     free(codes), free(scales), free(wc), free(ws);
 }
 
+/* Empty matrices, as check_quantize_empty, in blocks of 16. */
+static void check_nvfp4_empty(void)
+{
+    float x[1] = {1.0f};
+    uint8_t codes[1], scales[1];
+    for (int k = 0; k < 3; k++)
+        lab4_nvfp4_quantize(x, EMPTY_SHAPES[k][0], EMPTY_SHAPES[k][1], 896.0f, codes, scales);
+}
+
 static void test_nvfp4_quantize(void)
 {
     nv_golden g;
@@ -932,6 +1001,7 @@ static void test_nvfp4_quantize(void)
     nvfp4_huge(y);
     check_nvfp4_ref(&m, "the crafted 1 x 20 row of grading/lab4/suite.c", y, 1, 20,
                     2688.0f / FLT_MAX);
+    check_nvfp4_empty();
     nv_free(&g);
     gr_finish(&m, "bytes");
 }
@@ -980,6 +1050,16 @@ static void check_nvfp4_deq_crafted(gr_mismatches *m)
                         2688.0f / FLT_MAX);
 }
 
+/* Empty matrices, as check_dequantize_empty. */
+static void check_nvfp4_deq_empty(void)
+{
+    uint8_t codes[1] = {0x02}, scales[1] = {0x38};
+    float out[1];
+    for (int k = 0; k < 3; k++)
+        lab4_nvfp4_dequantize(codes, scales, EMPTY_SHAPES[k][0], EMPTY_SHAPES[k][1], 896.0f,
+                              out);
+}
+
 static void test_nvfp4_dequantize(void)
 {
     nv_golden g;
@@ -1000,6 +1080,7 @@ static void test_nvfp4_dequantize(void)
                   gr_code(scales[(i / 256) * 16 + (i % 256) / 16], FP8_E4M3), gr_f32(w[i]),
                   gr_f32(out[i]));
     check_nvfp4_deq_crafted(&m);
+    check_nvfp4_deq_empty();
     nv_free(&g);
     gr_finish(&m, "values");
 }
