@@ -287,7 +287,8 @@ $(BUILD)/bin/gpuprobe: common/gpuprobe.cu $(CONFIG)
 # The grader itself, and what grading one lab needs: its suite and its reference.
 GRADER_CORE := $(GRADER_BIN) $(LIBGRADING) $(LIB)
 grader_of = $(GRADER_CORE) $(if $(filter $(CUDA_LABS),$(1)),\
-    $(if $(LAB5_BUILT),$(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o $(GPUPROBE)),\
+    $(if $(LAB5_BUILT),$(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o \
+      $(BUILD)/grading/$(1)_exports $(GPUPROBE)),\
     $(if $(filter $(SPLIT_LABS),$(1)),\
     $(BUILD)/grading/$(1)_judge $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT) $(SUBJECT_LIB),\
     $(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o))
