@@ -263,6 +263,7 @@ struct Example {
  * order, so its first examples are its earliest. */
 struct Tally {
     uint64_t bulk_bad, scalar_bad, scalar_checked;
+    uint64_t round_bad; /* 16-bit nearest: fp16_round_array against NVIDIA's code's value */
     double seconds; /* thread time spent on the mode */
     int n_examples;
     Example examples[kExamples];
@@ -298,11 +299,18 @@ int scalar_code(const EncodeMode &m, float x)
  * no bulk encoder: fp16_encode_rounded stands in for it, and the scalar check
  * asks bf16_truncate (BF16) or the same function again. */
 void check_chunk(const EncodeMode &m, const float *in, const uint16_t *want, uint16_t *bulk,
-                 uint8_t *bulk8, size_t n, uint64_t first_index, bool with_scalar, Tally *t)
+                 uint8_t *bulk8, float *rounded, size_t n, uint64_t first_index, bool with_scalar,
+                 Tally *t)
 {
     const int width = m.wide ? 4 : 2;
     if (m.wide && m.rnd == FP8_ROUND_NEAREST_EVEN) {
         fp16_encode_array(in, bulk, n, m.wfmt);
+        fp16_round_array(in, rounded, n, m.wfmt);
+        for (size_t i = 0; i < n; i++)
+            if (!same_value(rounded[i], fp16_decode(want[i], m.wfmt)) && t->round_bad++ == 0)
+                printf("      fp16_round_array(0x%08" PRIX32 ") = %a, NVIDIA's code 0x%04X is %a\n",
+                       f32_bits(in[i]), (double)rounded[i], want[i],
+                       (double)fp16_decode(want[i], m.wfmt));
     } else if (m.wide) {
         for (size_t i = 0; i < n; i++)
             bulk[i] = fp16_encode_rounded(in[i], m.wfmt, m.saturate, m.rnd);
@@ -358,7 +366,8 @@ void *sweep_worker(void *arg)
     uint16_t *want = (uint16_t *)malloc(kChunk * sizeof *want);
     uint16_t *bulk = (uint16_t *)malloc(kChunk * sizeof *bulk);
     uint8_t *bulk8 = (uint8_t *)malloc(kChunk);
-    if (in == NULL || want == NULL || bulk == NULL || bulk8 == NULL) {
+    float *rounded = (float *)malloc(kChunk * sizeof *rounded);
+    if (in == NULL || want == NULL || bulk == NULL || bulk8 == NULL || rounded == NULL) {
         fprintf(stderr, "sweep: out of memory\n");
         abort();
     }
@@ -379,7 +388,8 @@ void *sweep_worker(void *arg)
                 mode.oracle(in, want, n);
                 filled = mode.oracle;
             }
-            check_chunk(mode, in, want, bulk, bulk8, n, first, with_scalar, &w->tally[m]);
+            check_chunk(mode, in, want, bulk, bulk8, rounded, n, first, with_scalar,
+                        &w->tally[m]);
             w->tally[m].seconds += now_seconds() - t0;
         }
     }
@@ -387,6 +397,7 @@ void *sweep_worker(void *arg)
     free(want);
     free(bulk);
     free(bulk8);
+    free(rounded);
     return NULL;
 }
 
@@ -450,6 +461,7 @@ int sweep_encode(const EncodeMode *modes, size_t n_modes)
             total.bulk_bad += t.bulk_bad;
             total.scalar_bad += t.scalar_bad;
             total.scalar_checked += t.scalar_checked;
+            total.round_bad += t.round_bad;
             total.seconds += t.seconds;
             examples.insert(examples.end(), t.examples, t.examples + t.n_examples);
         }
@@ -459,12 +471,16 @@ int sweep_encode(const EncodeMode *modes, size_t n_modes)
             examples.resize(kExamples);
 
         const EncodeMode &mode = modes[m];
-        bool ok = total.bulk_bad == 0 && total.scalar_bad == 0;
+        bool ok = total.bulk_bad == 0 && total.scalar_bad == 0 && total.round_bad == 0;
         printf("    %-26s vs %-60s %6.1f s  %s\n", mode.name, mode.oracle_name, total.seconds,
                ok ? "ok" : "MISMATCH");
         printf("      bulk: %" PRIu64 " of %" PRIu64 " wrong; scalar: %" PRIu64 " of %" PRIu64
-               " wrong\n",
+               " wrong",
                total.bulk_bad, s.n_inputs, total.scalar_bad, total.scalar_checked);
+        if (mode.wide && mode.rnd == FP8_ROUND_NEAREST_EVEN)
+            printf("; fp16_round_array: %" PRIu64 " of %" PRIu64 " values wrong", total.round_bad,
+                   s.n_inputs);
+        printf("\n");
         if (!ok) {
             printf("      first %zu counterexamples:\n", examples.size());
             for (const Example &e : examples)
