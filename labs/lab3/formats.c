@@ -24,8 +24,12 @@ const lab3_kind_info *lab3_kind_of(lab3_kind k)
 int lab3_wide_buffers_init(lab3_wide_buffers *b, size_t hidden, size_t max_batch)
 {
     memset(b, 0, sizeof *b);
-    size_t most = hidden * LAB3_INPUTS > max_batch * LAB3_INPUTS ? hidden * LAB3_INPUTS
-                                                                 : max_batch * LAB3_INPUTS;
+    /* codes holds the BF16 codes of whichever tensor is being rounded */
+    size_t sizes[] = {max_batch * LAB3_INPUTS, hidden * LAB3_INPUTS, max_batch * hidden,
+                      LAB3_CLASSES * hidden, max_batch * LAB3_CLASSES};
+    size_t most = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        most = sizes[i] > most ? sizes[i] : most;
     b->x = malloc(max_batch * LAB3_INPUTS * sizeof(float));
     b->w1 = malloc(hidden * LAB3_INPUTS * sizeof(float));
     b->w2 = malloc(LAB3_CLASSES * hidden * sizeof(float));

@@ -198,6 +198,14 @@ if command -v gnuplot >/dev/null 2>&1; then
     [ ! -e "$TMP/sol/flushed.png" ] && ok || bad "without --formats: a flushed.png"
 fi
 
+# A batch and a hidden layer both wider than the input (800 > 784): the
+# 16-bit step's scratch must hold batch x hidden too (a sanitized build sees
+# any write past it).
+"$B/solutions/lab3/lab3" --data "$DATA" --epochs 1 --formats --hidden 800 --batch 800 \
+    --no-preview -o "$TMP/wide" >"$TMP/wide.out" 2>&1
+[ $? = 0 ] && grep -q '^The gradient casts' "$TMP/wide.out" && ok ||
+    bad "--formats with hidden 800, batch 800: $(tail -n 3 "$TMP/wide.out")"
+
 # ---- the data missing or corrupt ---------------------------------------------------
 
 "$B/solutions/lab3/lab3" --data "$TMP/nowhere" --no-preview -o "$TMP/x" >"$TMP/miss.out" 2>&1
