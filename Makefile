@@ -105,12 +105,19 @@ endif
 
 # ---- step 2: what this machine offers, recorded --------------------------------------
 
+# LAB5_SPLIT=1 (below, lab5) stays with the build folder: a later make in it,
+# ./grader's included, grades lab5 the same way until LAB5_SPLIT=0 is given.
+LAB5_SPLIT ?= $(if $(wildcard $(BUILD)/lab5-split),1,0)
+LAB5_SPLIT_MARK := $(shell mkdir -p $(BUILD) && if [ "$(LAB5_SPLIT)" = 1 ]; then \
+    touch $(BUILD)/lab5-split; else rm -f $(BUILD)/lab5-split; fi)
+
 CONFIG := $(BUILD)/config.mk
 # The make flags that change what is built, recorded in $(CONFIG).
 quote = '$(subst ','\'',$(1))'
 CONFIG_FLAGS := CC=$(CC) CXX=$(CXX) NVCC=$(NVCC) CUDA_HOME=$(CUDA_HOME) OPT=$(OPT) \
     CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) CXXFLAGS=$(CXXFLAGS) LDFLAGS=$(LDFLAGS) \
-    NVCC_ARCH=$(NVCC_ARCH) NVCCFLAGS=$(NVCCFLAGS) SANITIZE=$(SANITIZE) WERROR=$(WERROR)
+    NVCC_ARCH=$(NVCC_ARCH) NVCCFLAGS=$(NVCCFLAGS) SANITIZE=$(SANITIZE) WERROR=$(WERROR) \
+    LAB5_SPLIT=$(LAB5_SPLIT) CUDA_STANDIN=$(CUDA_STANDIN)
 CONFIG_SAID := $(shell mkdir -p $(BUILD) && CC=$(call quote,$(CC)) CXX=$(call quote,$(CXX)) \
     NVCC=$(call quote,$(NVCC)) CUDA_HOME=$(call quote,$(CUDA_HOME)) \
     FP8LAB_FLAGS=$(call quote,$(CONFIG_FLAGS)) sh common/configure.sh $(CONFIG) || echo failed)
@@ -133,6 +140,9 @@ LIB       := $(BUILD)/libfp8lab.a
 LIB_LIBS   = -lz $(BLAS_LIBS) -lm
 FP8_CLI   := $(BUILD)/bin/fp8
 GPUPROBE  := $(if $(NVCC),$(BUILD)/bin/gpuprobe)
+ifeq ($(CUDA_STANDIN),1)
+GPUPROBE  := $(BUILD)/bin/gpuprobe
+endif
 
 # Unit tests: each tests/*/test_*.c is a Check program; the other .c files in
 # tests/common are helpers linked into all of them. Each tests/*/test_*.sh is
@@ -176,8 +186,20 @@ GRADE_LDLIBS = $(CHECK_LIBS) $(LIB_LIBS)
 # ./grader lab5 reports every test SKIPPED.
 CUDA_LABS   := lab5
 GRADED_LABS := $(LABS) $(CUDA_LABS)
-CUDA_LDLIBS  = $(if $(CUDA_LIBDIR),-L$(CUDA_LIBDIR) -Wl$(comma)-rpath$(comma)$(CUDA_LIBDIR)) \
-               $(if $(STDCXX_DIR),-Wl$(comma)-rpath$(comma)$(STDCXX_DIR)) -lcublasLt -lcudart -lstdc++
+# LAB5_SPLIT=1 grades lab5 as labs 0-4 are graded, the tests in a judge and
+# the submission in a subject of its own with its own CUDA context
+# (grading/lab5/calls.c). It has not yet run on a GPU: until it has, lab5
+# is graded the old way, the tests and the submission in one runner, and
+# a class is never graded by code that never ran (INSTRUCTORS.md). The
+# choice stays with the build folder (LAB5_SPLIT, above).
+# CUDA_STANDIN=1, for the grader's own tests on a machine without a GPU:
+# the CUDA runtime and cuBLASLt are tests/lab5/cuda_standin.c, device
+# memory is host memory, and a submission's "kernels" are host code.
+CUDA_STANDIN ?= 0
+STANDIN_LIB := $(BUILD)/grading/libcudastandin.a
+CUDA_LDLIBS  = $(if $(filter 1,$(CUDA_STANDIN)),$(abspath $(STANDIN_LIB)) -lstdc++,\
+               $(if $(CUDA_LIBDIR),-L$(CUDA_LIBDIR) -Wl$(comma)-rpath$(comma)$(CUDA_LIBDIR)) \
+               $(if $(STDCXX_DIR),-Wl$(comma)-rpath$(comma)$(STDCXX_DIR)) -lcublasLt -lcudart -lstdc++)
 comma := ,
 # sm_89 (Ada) runs everything but wgmma; sm_90a (Hopper) adds wgmma and TMA.
 LAB5_ARCH   := -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90a,code=sm_90a
@@ -201,13 +223,16 @@ GRADER_BIN  := $(BUILD)/bin/grader
 SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
 # The labs whose tests call the submission in a subject (channel.h): those
 # with a call table.
-SPLIT_LABS  := $(patsubst grading/%/calls.c,%,$(wildcard grading/lab*/calls.c))
+SPLIT_LABS  := $(filter-out $(if $(and $(filter 1,$(LAB5_SPLIT)),$(LAB5_BUILT)),,lab5),\
+               $(patsubst grading/%/calls.c,%,$(wildcard grading/lab*/calls.c)))
+LAB5_SPLIT_ON := $(filter lab5,$(SPLIT_LABS))
 SUBJECT_LIB  = $(LIB_SRCS:%.c=$(BUILD)/subject/obj/%.o)
 SPLIT_PARTS  = $(foreach lab,$(SPLIT_LABS),$(BUILD)/grading/$(lab)_judge \
                $(BUILD)/grading/$(lab)_subject.o) $(if $(SPLIT_LABS),$(LIBSUBJECT) $(SUBJECT_LIB))
 GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
                $(SPLIT_PARTS) $(LIB) $(if $(LAB5_BUILT),$(BUILD)/grading/lab5_suite.o \
-               $(BUILD)/grading/lab5_reference.o $(BUILD)/grading/lab5_exports $(GPUPROBE))
+               $(if $(LAB5_SPLIT_ON),,$(BUILD)/grading/lab5_reference.o) \
+               $(BUILD)/grading/lab5_exports $(GPUPROBE))
 LAB_DEMOS   := $(foreach lab,$(LABS),$(BUILD)/$(lab)/$(lab)) $(if $(LAB5_BUILT),$(BUILD)/lab5/lab5)
 SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
                   $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
@@ -278,16 +303,24 @@ $(FP8_CLI): $(BUILD)/obj/common/fp8cli.o $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
 
+ifeq ($(CUDA_STANDIN),1)
+$(BUILD)/bin/gpuprobe: tests/lab5/standin_probe.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $< -o $@
+else
 $(BUILD)/bin/gpuprobe: common/gpuprobe.cu $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) -Icommon $< -o $@
+endif
 
 # ---- labs and the grader ------------------------------------------------------------
 
 # The grader itself, and what grading one lab needs: its suite and its reference.
 GRADER_CORE := $(GRADER_BIN) $(LIBGRADING) $(LIB)
 grader_of = $(GRADER_CORE) $(if $(filter $(CUDA_LABS),$(1)),\
-    $(if $(LAB5_BUILT),$(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o \
+    $(if $(LAB5_BUILT),$(if $(LAB5_SPLIT_ON),$(BUILD)/grading/$(1)_judge \
+      $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT),\
+      $(BUILD)/grading/$(1)_suite.o $(BUILD)/grading/$(1)_reference.o) \
       $(BUILD)/grading/$(1)_exports $(GPUPROBE)),\
     $(if $(filter $(SPLIT_LABS),$(1)),\
     $(BUILD)/grading/$(1)_judge $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT) $(SUBJECT_LIB),\
@@ -379,10 +412,32 @@ $(BUILD)/solutions/lab5/lab5: $(BUILD)/labs/lab5/main.o $(LAB5_SRCS:%=$(BUILD)/s
 # lab5's suite, one object from its files (grading/lab5/: the helpers and the
 # table, the memory-bound kernels, the GEMMs, the performance tests).
 LAB5_SUITE_OBJS := $(patsubst %,$(BUILD)/obj/grading/lab5/%.o,suite memory gemm perf)
-$(LAB5_SUITE_OBJS): ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
+$(LAB5_SUITE_OBJS): ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC) $(if $(LAB5_SPLIT_ON),-DLAB5_SPLIT)
 $(BUILD)/grading/lab5_suite.o: $(LAB5_SUITE_OBJS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(LD) -r $^ -o $@
+# Apart (LAB5_SPLIT=1): the judge, lab5's tests with the proxies of its
+# calls and CUDA of its own for the baselines, the same program for every
+# submission; and the subject's call table (grading/lab5/calls.c), which
+# names the folders of the libraries the subject loads, for its Landlock
+# rules (channel.c).
+$(BUILD)/obj/grading/lab5/calls.o $(BUILD)/subject/obj/grading/lab5/calls.o: ALL_CPPFLAGS += \
+    -Ilabs/lab5 -isystem $(CUDA_INC) -DLAB5_SPLIT \
+    -DLAB5_LIBDIRS='"$(CUDA_LIBDIR) $(STDCXX_DIR) $(TOOLCHAIN_DIRS)"'
+$(BUILD)/grading/lab5_judge: $(BUILD)/grading/lab5_suite.o $(BUILD)/obj/grading/lab5/calls.o \
+    $(LIBGRADING) $(LIB) $(if $(filter 1,$(CUDA_STANDIN)),$(STANDIN_LIB))
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CXX) $(LDFLAGS) $(filter-out $(STANDIN_LIB),$^) $(CUDA_LDLIBS) $(GRADE_LDLIBS) \
+	  -lpthread -o $@
+$(BUILD)/grading/lab5_subject.o: $(BUILD)/subject/obj/grading/lab5/calls.o \
+    $(if $(filter 1,$(CUDA_STANDIN)),$(STANDIN_LIB))
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+$(STANDIN_LIB): $(BUILD)/subject/obj/tests/lab5/cuda_standin.o
+	@mkdir -p $(@D)
+	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+$(BUILD)/subject/obj/tests/lab5/cuda_standin.o: ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC) \
+    -DSTANDIN_SLOW_COPY
 # The reference: the solution's two objects in one, its lab5_* functions
 # renamed ref_lab5_* (the weak definitions from NVIDIA's headers keep their
 # names: they are the same code in every object).
@@ -450,6 +505,8 @@ $(BUILD)/obj/grading/builder.o $(BUILD)/obj/grading/grade.o: ALL_CPPFLAGS += \
     -DGRADER_NVCC_HOST='"$(if $(LAB5_BUILT),$(CXX_ABS))"' \
     -DGRADER_NVCC='"$(if $(LAB5_BUILT),$(NVCC))"' -DGRADER_NVCCFLAGS='"$(GRADE_NVCCFLAGS)"' \
     -DGRADER_CUDA_LDLIBS='"$(CUDA_LDLIBS)"' \
+    -DGRADER_CUDA_SUBJECT_LDLIBS='"$(CUDA_LDLIBS) -lm -lpthread -ldl"' \
+    -DGRADER_CUDA_VIEW='"$(if $(filter 1,$(CUDA_STANDIN)),$(abspath $(STANDIN_LIB)))"' \
     -DGRADER_CFLAGS='"$(GRADE_CFLAGS)"' -DGRADER_LDLIBS='"$(GRADE_LDLIBS)"' \
     -DGRADER_SUBJECT_LDLIBS='"$(SUBJECT_LDLIBS)"' -DGRADER_SPLIT_LABS='" $(SPLIT_LABS) "' \
     -DGRADER_CHECK_CFLAGS='"$(filter-out $(SANFLAGS),$(GRADE_CFLAGS))"' \
@@ -552,9 +609,11 @@ werror-tree: $(MANIFEST) $(BENCH_BINS) $(LABS:%=$(BUILD)/grading/%_goldens)
 # lab5's real suite with a stand-in for CUDA (tests/lab5/cuda_standin.c), for
 # tests/lab5/test_host_time.c: the tests' host work, measured without a GPU.
 STANDIN_RUNNER := $(if $(CUDA_INC),$(BUILD)/tests/lab5/standin_runner)
-$(BUILD)/obj/tests/lab5/cuda_standin.o: ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
+$(BUILD)/obj/tests/lab5/cuda_standin.o $(BUILD)/obj/tests/lab5/standin_kernels.o: \
+    ALL_CPPFLAGS += -Ilabs/lab5 -isystem $(CUDA_INC)
 $(BUILD)/tests/lab5/standin_runner: $(BUILD)/grading/lab5_suite.o \
-    $(BUILD)/obj/tests/lab5/cuda_standin.o $(LIBGRADING) $(LIB)
+    $(BUILD)/obj/tests/lab5/cuda_standin.o $(BUILD)/obj/tests/lab5/standin_kernels.o \
+    $(LIBGRADING) $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(LIB_LIBS) -lpthread -o $@
 

@@ -54,6 +54,12 @@
 #ifndef GRADER_CUDA_LDLIBS
 #define GRADER_CUDA_LDLIBS "-lcublasLt -lcudart -lstdc++"
 #endif
+#ifndef GRADER_CUDA_SUBJECT_LDLIBS
+#define GRADER_CUDA_SUBJECT_LDLIBS "-lcublasLt -lcudart -lstdc++ -lm -lpthread -ldl"
+#endif
+#ifndef GRADER_CUDA_VIEW
+#define GRADER_CUDA_VIEW ""
+#endif
 #ifndef GRADER_SUBJECT_LDLIBS
 #define GRADER_SUBJECT_LDLIBS "-static -lm"
 #endif
@@ -703,9 +709,12 @@ int gr_build_runner(const gr_options *o, const char *stage)
     for (int i = 0; o->lab->library && o->lab->library[i] && nlibrary < 13; i++)
         library[nlibrary++] =
             gr_asprintf("%s/subject/obj/common/%s.o", o->build, o->lab->library[i]);
-    const char *subject_view[16] = {calls, libsubject};
+    const char *subject_view[17] = {calls, libsubject};
     for (int i = 0; i < nlibrary; i++)
         subject_view[2 + i] = library[i];
+    /* the CUDA stand-in of the grader's own tests (CUDA_STANDIN=1) */
+    if (o->lab->cuda && GRADER_CUDA_VIEW[0])
+        subject_view[2 + nlibrary] = GRADER_CUDA_VIEW;
     char *objs[32], *plains[32];
     int nobj = 0, rc = 0, defines = 0;
 
@@ -743,14 +752,18 @@ int gr_build_runner(const gr_options *o, const char *stage)
         /* The subject: the submission (a plain build of it, when the
          * grader's own is sanitized), the call table and the course's
          * library, statically; nothing of the tests'. */
-        char sl[] = GRADER_SUBJECT_LDLIBS;
+        char sl[] = GRADER_SUBJECT_LDLIBS, cuda_sl[] = GRADER_CUDA_SUBJECT_LDLIBS;
+        /* lab5's (LAB5_SPLIT): a dynamic program of nvcc's objects, linked
+         * by the C++ compiler with the CUDA libraries (channel.h) */
+        if (o->lab->cuda)
+            link[0] = GRADER_NVCC_HOST;
         for (int i = 0; i < nobj; i++)
-            link[1 + i] = GRADER_SANITIZE ? plains[i] : objs[i];
+            link[1 + i] = plains[i] ? plains[i] : objs[i];
         link[nlink++] = calls;
         for (int i = 0; i < nlibrary; i++)
             link[nlink++] = library[i];
         link[nlink++] = libsubject;
-        gr_push_words(link, &nlink, 250, sl);
+        gr_push_words(link, &nlink, 250, o->lab->cuda ? cuda_sl : sl);
         link[nlink++] = "-o";
         link[nlink++] = subject;
         link[nlink] = NULL;

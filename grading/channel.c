@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "channel.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -129,14 +130,78 @@ static void drop_capabilities(void)
     syscall(SYS_capset, &head, none);
 }
 
+/* Whether the subject is lab5's, a dynamic program with a CUDA context
+ * (lab5/calls.c defines this: the folders of the libraries it loads,
+ * separated by spaces). */
+extern const char sj_cuda_libdirs[] __attribute__((weak));
+static int cuda_subject(void) { return sj_cuda_libdirs != NULL; }
+
+/* Where a CUDA subject may read, besides its own file: the loader's cache
+ * and the system's libraries, the CUDA libraries' folders, its own /proc
+ * entry and what the driver reads of /proc and /sys; and read, write and
+ * ioctl on the NVIDIA device files. Returns 0, or -1. */
+static int cuda_rules(int ruleset, int abi)
+{
+    const uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+    /* the libraries, and the loader, which the kernel runs (the program's
+     * interpreter) */
+    static const char *const libraries[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",
+                                            "/etc/ld.so.conf.d", "/lib", "/lib64", "/usr/lib",
+                                            "/usr/lib64", "/usr/local/lib", NULL};
+    static const char *const driver[] = {"/sys", "/proc/driver", "/proc/cpuinfo",
+                                         "/proc/meminfo", "/proc/stat", "/proc/sys", NULL};
+    for (int i = 0; libraries[i]; i++)
+        if (gr_landlock_allow(ruleset, abi, libraries[i], read | LANDLOCK_ACCESS_FS_EXECUTE) != 0)
+            return -1;
+    for (int i = 0; driver[i]; i++)
+        if (gr_landlock_allow(ruleset, abi, driver[i], read) != 0)
+            return -1;
+    char own[64];
+    snprintf(own, sizeof own, "/proc/%d", (int)getpid());
+    if (gr_landlock_allow(ruleset, abi, own, read) != 0)
+        return -1;
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s", sj_cuda_libdirs);
+    for (char *save = NULL, *d = strtok_r(dirs, " ", &save); d; d = strtok_r(NULL, " ", &save))
+        if (gr_landlock_allow(ruleset, abi, d, read) != 0)
+            return -1;
+    /* getdents64 on a buffer of its own: no malloc in a child that a
+     * judge with threads (its own CUDA) may have forked */
+    int dev = open("/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char buf[8192];
+    long got;
+    int rc = 0;
+    while (dev >= 0 && rc == 0 && (got = syscall(SYS_getdents64, dev, buf, sizeof buf)) > 0)
+        for (long at = 0; at < got && rc == 0;) {
+            struct dirent64 *e = (struct dirent64 *)(buf + at);
+            at += e->d_reclen;
+            if (strncmp(e->d_name, "nvidia", 6) != 0)
+                continue;
+            char path[300];
+            snprintf(path, sizeof path, "/dev/%s", e->d_name);
+            rc = gr_landlock_allow(ruleset, abi, path,
+                                   read | LANDLOCK_ACCESS_FS_WRITE_FILE | (1ULL << 15));
+        }
+    if (dev >= 0)
+        close(dev);
+    return rc;
+}
+
 /* In the child: the subject's descriptors, limits, user and filters, then
  * the subject itself. A failure is written, as errno, to status_fd. */
 static void run_subject(pid_t parent, const char *path, int call_fd, int reply_fd, int memfd,
                         long mem_mib, int status_fd)
 {
     static char *const argv[] = {"subject", NULL};
-    static char *const envp[] = {"LC_ALL=C", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1",
-                                 NULL};
+    static char *envp[] = {"LC_ALL=C", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", NULL,
+                           NULL};
+    /* which GPUs, as the instructor chose (grade.c) */
+    static char gpus[256];
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (cuda_subject() && visible) {
+        snprintf(gpus, sizeof gpus, "CUDA_VISIBLE_DEVICES=%s", visible);
+        envp[3] = gpus;
+    }
     int err = 0;
     signal(SIGPIPE, SIG_DFL);
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -163,7 +228,8 @@ static void run_subject(pid_t parent, const char *path, int call_fd, int reply_f
     if (exe < 0 || (abi > 0 && (ruleset < 0 ||
                                 gr_landlock_allow_fd(ruleset, abi, exe,
                                                      LANDLOCK_ACCESS_FS_EXECUTE |
-                                                         LANDLOCK_ACCESS_FS_READ_FILE) != 0)))
+                                                         LANDLOCK_ACCESS_FS_READ_FILE) != 0 ||
+                                (cuda_subject() && cuda_rules(ruleset, abi) != 0))))
         goto failed;
     /* A judge left as root (no sandbox to drop it: FP8LAB_SANDBOX=none, a
      * container) runs the subject as nobody, with no capability; where it
@@ -177,7 +243,8 @@ static void run_subject(pid_t parent, const char *path, int call_fd, int reply_f
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(126);
-    if ((ruleset >= 0 && gr_landlock_enforce(ruleset) != 0) || gr_policy_start(exe) != 0)
+    if ((ruleset >= 0 && gr_landlock_enforce(ruleset) != 0) ||
+        (cuda_subject() ? gr_policy_start_cuda(exe) : gr_policy_start(exe)) != 0)
         goto failed;
     syscall(SYS_execveat, exe, "", argv, envp, AT_EMPTY_PATH);
 failed:
@@ -392,10 +459,14 @@ static void subject_lost(const sj_call *c)
         const char *name = nr >= 0 ? gr_syscall_name(nr) : NULL;
         char num[32];
         snprintf(num, sizeof num, "number %ld", nr);
-        ck_abort_msg("forbidden system call: %s, in %s (a lab function may compute, allocate "
-                     "memory, print and return; it may not open files, start processes or "
-                     "threads, or signal)",
-                     name ? name : nr >= 0 ? num : "(not known)", c->name);
+        ck_abort_msg("forbidden system call: %s, in %s (%s)",
+                     name ? name : nr >= 0 ? num : "(not known)", c->name,
+                     cuda_subject()
+                         ? "a lab function may compute, allocate memory, print, use the CUDA "
+                           "runtime and return; it may not open files, start processes or "
+                           "signal (README, the grader's rules)"
+                         : "a lab function may compute, allocate memory, print and return; "
+                           "it may not open files, start processes or threads, or signal");
     }
     /* A crash or an exit is reported as if the test's own process had
      * crashed or exited (Check: an error, "Received signal N" or "Early

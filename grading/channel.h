@@ -21,7 +21,12 @@
  * The judge finds the subject's program in GRADER_SUBJECT, and the address
  * space it may have, in MiB, in GRADER_SUBJECT_MEM_MIB (none when unset).
  *
- * Not for: lab5, whose tests still run in one process with the submission.
+ * lab5's subject holds a CUDA context of its own, and its call table moves
+ * device buffers' bytes through the arena (lab5/calls.c); it is a dynamic
+ * program, so the judge's child gives it the filters and the Landlock
+ * rules a CUDA program needs (policy.h, channel.c). Built only with
+ * LAB5_SPLIT=1; otherwise lab5's tests run in one process with the
+ * submission.
  */
 #ifndef FP8LAB_CHANNEL_H
 #define FP8LAB_CHANNEL_H
@@ -74,6 +79,10 @@ void *sj_ret(void);
 /* Each lab's call table: runs call fn with args a. Returns 0, or -1 for a
  * number it does not know. */
 int sj_dispatch(uint32_t fn, const uint64_t *a);
+/* What a call table does before the first call, when it needs to: 1 when
+ * it has locked the subject itself, 0 when the subject should, -1 on
+ * failure (subject.c has a default that does nothing). */
+int sj_start(void);
 
 #else
 /* ---- the judge's side ---- */

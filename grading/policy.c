@@ -12,7 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -25,6 +28,8 @@
 #else
 #error "the grader's seccomp policy knows x86-64 and AArch64 only"
 #endif
+
+#define CLONE_THREAD_FLAG 0x00010000u /* CLONE_THREAD, linux/sched.h */
 
 #define NR_OFF offsetof(struct seccomp_data, nr)
 #define ARCH_OFF offsetof(struct seccomp_data, arch)
@@ -57,8 +62,51 @@ static const long start_up[] = {
     SYS_seccomp,
 };
 
+/* What a dynamically linked subject's loader and the CUDA runtime's start
+ * (cudaFree(0), a stream, cuBLASLt's handle) add: the loader opens the
+ * libraries, and the runtime opens /dev/nvidia*, talks to the driver with
+ * ioctl, maps device memory, starts threads and reads some of /proc and
+ * /sys; Landlock confines every open (channel.c). This list has not yet
+ * run on a GPU: a call missing from it stops the start-up as a forbidden
+ * system call, reported by name. */
+static const long cuda_start[] = {
+    SYS_openat, SYS_pread64, SYS_ioctl, SYS_statx, SYS_faccessat, SYS_readlinkat,
+    SYS_getdents64, SYS_uname, SYS_getcwd, SYS_fcntl, SYS_dup, SYS_dup3, SYS_pipe2,
+    SYS_eventfd2, SYS_ppoll, SYS_epoll_create1, SYS_epoll_ctl, SYS_epoll_pwait,
+    SYS_sched_setaffinity, SYS_get_mempolicy, SYS_prctl, SYS_sigaltstack, SYS_membarrier,
+    SYS_getppid, SYS_sched_getparam, SYS_sched_getscheduler, SYS_mincore,
+#ifdef SYS_newfstatat
+    SYS_newfstatat,
+#endif
+#ifdef SYS_access
+    SYS_access,
+#endif
+#ifdef SYS_readlink
+    SYS_readlink,
+#endif
+#ifdef SYS_poll
+    SYS_poll,
+#endif
+#ifdef SYS_epoll_wait
+    SYS_epoll_wait,
+#endif
+};
+
+/* What a running CUDA subject may do besides computing (gr_policy_lock_cuda
+ * adds ioctl and mmap on the device files, and threads). */
+static const long cuda_running[] = {
+    SYS_ppoll, SYS_epoll_pwait, SYS_get_mempolicy, SYS_sigaltstack, SYS_membarrier,
+    SYS_set_robust_list, SYS_rseq, SYS_sched_getaffinity,
+#ifdef SYS_poll
+    SYS_poll,
+#endif
+#ifdef SYS_epoll_wait
+    SYS_epoll_wait,
+#endif
+};
+
 typedef struct prog {
-    struct sock_filter op[256];
+    struct sock_filter op[512];
     int n;
 } prog;
 
@@ -203,6 +251,106 @@ int gr_policy_lock(void)
     static prog p;
     p.n = 0;
     head(&p);
+    computing_calls(&p);
+    /* no_new_privs is set already, inherited */
+    return install(&p, 0);
+}
+
+/* The execveat of exe_fd alone, AT_EMPTY_PATH; leaves nr loaded. */
+static void exec_of(prog *p, int exe_fd)
+{
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_execveat, 0, 8));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)exe_fd, 0, 5));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AT_EMPTY_PATH, 0, 1));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    load_nr(p);
+}
+
+/* clone: threads only (CLONE_THREAD in its flags, its first argument on
+ * x86-64 and AArch64); clone3, whose flags a filter cannot read, says it
+ * does not exist, and glibc falls back to clone. */
+static void threads(prog *p)
+{
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_clone, 0, 4));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD_FLAG, 0, 1));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+#ifdef SYS_clone3
+    always(p, SYS_clone3, SECCOMP_RET_ERRNO | ENOSYS);
+#endif
+}
+
+int gr_policy_start_cuda(int exe_fd)
+{
+    static prog p;
+    p.n = 0;
+    head(&p);
+    exec_of(&p, exe_fd);
+    threads(&p);
+    /* a socket (the runtime looks for the multi-process service) is
+     * refused, not fatal */
+    always(&p, SYS_socket, SECCOMP_RET_ERRNO | EACCES);
+    allow_list(&p, cuda_start, sizeof cuda_start / sizeof cuda_start[0]);
+    computing_calls(&p);
+    allow_list(&p, start_up, sizeof start_up / sizeof start_up[0]);
+    return install(&p, 1);
+}
+
+/* The character devices open now but the memory devices (major 1:
+ * /dev/null, /dev/zero, /dev/mem): those the CUDA runtime opened. */
+static int device_fds(int *fds, int max)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024 && n < max; fd++) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) != 1)
+            fds[n++] = fd;
+    }
+    return n;
+}
+
+/* Call nr is allowed when argument arg (its low 32 bits: a descriptor) is
+ * one of fds; otherwise the filter goes on. Leaves nr loaded. */
+static void on_fds(prog *p, long nr, int arg, const int *fds, int n)
+{
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, (uint8_t)(2 * n + 2)));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+    for (int i = 0; i < n; i++) {
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)fds[i], 0, 1));
+        emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    }
+    load_nr(p);
+}
+
+int gr_policy_lock_cuda(void)
+{
+    static prog p;
+    int fds[32];
+    int n = device_fds(fds, 32);
+    p.n = 0;
+    head(&p);
+    /* ioctl on the device files the runtime opened (any other but TCGETS,
+     * below, is forbidden) */
+    on_fds(&p, SYS_ioctl, 0, fds, n);
+    /* mmap: anonymous memory, or of those device files */
+    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_mmap, 0, (uint8_t)(2 * n + 5)));
+    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(3)));
+    emit(&p, JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_ANONYMOUS, 0, 1));
+    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)));
+    for (int i = 0; i < n; i++) {
+        emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)fds[i], 0, 1));
+        emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    }
+    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    threads(&p);
+    allow_list(&p, cuda_running, sizeof cuda_running / sizeof cuda_running[0]);
     computing_calls(&p);
     /* no_new_privs is set already, inherited */
     return install(&p, 0);

@@ -26,6 +26,23 @@ int gr_policy_start(int exe_fd);
 /* Returns 0, or -1 (errno set). */
 int gr_policy_lock(void);
 
+/*
+ * lab5's subject is a dynamic program that holds a CUDA context of its own
+ * (lab5/calls.c), and has two filters of its own:
+ *   - gr_policy_start_cuda, in place of gr_policy_start: the loader's calls
+ *     (it opens the libraries: Landlock, set by the judge's child, says
+ *     which files it may open) and the CUDA runtime's start (the device
+ *     files, ioctl, threads; a socket is refused with EACCES);
+ *   - gr_policy_lock_cuda, in place of gr_policy_lock, once CUDA has
+ *     started and before the first lab function runs: computing, ioctl
+ *     and mmap on the device files open at that moment (the character
+ *     devices but /dev/null's kind), anonymous mmap, threads (clone with
+ *     CLONE_THREAD; clone3 fails with ENOSYS), polling and the calls a new
+ *     thread makes. No open, no socket, no process.
+ */
+int gr_policy_start_cuda(int exe_fd);
+int gr_policy_lock_cuda(void);
+
 /* The name of system call nr on this machine, or NULL. */
 const char *gr_syscall_name(long nr);
 

@@ -7,8 +7,13 @@
  * nothing else, into one static program. The judge starts it with the
  * channel on descriptors 3 (calls), 4 (replies) and 5 (the arena), and the
  * first filter already in place (gr_policy_start). It maps the arena, sets
- * its SIGSYS handler, locks itself down (gr_policy_lock), then runs calls
- * until the call pipe closes.
+ * its SIGSYS handler, lets the call table start what it needs (sj_start),
+ * locks itself down (gr_policy_lock, or the call table's own filter), then
+ * runs calls until the call pipe closes.
+ *
+ * lab5's subject is the one exception to "one static program": it links
+ * the CUDA libraries dynamically, and its call table starts CUDA and
+ * installs the filter a CUDA context needs (lab5/calls.c, policy.h).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -57,6 +62,11 @@ static void on_sigsys(int sig, siginfo_t *info, void *context)
     _exit(SIGSYS + 128);
 }
 
+/* What a lab's call table does before the first call, when it needs to
+ * (lab5's starts CUDA): returns 1 when it has locked the subject itself,
+ * 0 when gr_policy_lock should, -1 on failure. */
+__attribute__((weak)) int sj_start(void) { return 0; }
+
 static int read_full(int fd, void *buf, size_t n)
 {
     unsigned char *p = buf;
@@ -80,7 +90,10 @@ int main(void)
     sa.sa_sigaction = on_sigsys;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSYS, &sa, NULL) != 0 || gr_policy_lock() != 0)
+    if (sigaction(SIGSYS, &sa, NULL) != 0)
+        return 121;
+    int locked = sj_start();
+    if (locked < 0 || (locked == 0 && gr_policy_lock() != 0))
         return 121;
     sj_header *h = (sj_header *)arena;
     for (;;) {

@@ -4,7 +4,11 @@
  * a device-to-device copy and cuBLASLt timed in the same run. Points,
  * sections and time limits are in lab5/rubric.c; every test but `builds`
  * runs only where there is a GPU (compute capability 8.9 or later), in a
- * process of its own that starts CUDA itself.
+ * process of its own that starts CUDA itself. Built with LAB5_SPLIT (make
+ * LAB5_SPLIT=1), that process is the judge and never runs the submission:
+ * the lab functions are lab5/calls.c's proxies, the device buffers the
+ * subject's (dev_alloc, to_dev, ... below), and the baselines of the
+ * performance tests run in CUDA of the judge's own (local_*).
  *
  * This file holds what every test shares (comparisons, the CUDA calls,
  * inputs), the `builds` test and the suite's table; the tests are in
@@ -101,6 +105,9 @@
 #include "mx.h"
 #include "suite.h"
 #include "tests.h"
+#ifdef LAB5_SPLIT
+#include "lab5_calls.h"
+#endif
 
 void *xmalloc(size_t n)
 {
@@ -163,6 +170,83 @@ void cuda_check(cudaError_t e, const char *what)
         ck_abort_msg("%s failed: %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+#ifdef LAB5_SPLIT
+/* Apart from the submission (lab5/calls.c): every device buffer of the
+ * tests' but the baselines' is the subject's, and every call's kernels
+ * were waited for in the subject before it answered. The judge starts
+ * CUDA only for the baselines (local_begin). */
+cudaStream_t gpu_begin(void) { return NULL; }
+void *dev_alloc(size_t bytes) { return lab5_remote_alloc(bytes); }
+void dev_free(void *p) { lab5_remote_free(p); }
+void to_dev(void *d, const void *h, size_t bytes) { lab5_remote_put(d, h, bytes); }
+void from_dev(void *h, const void *d, size_t bytes) { lab5_remote_get(h, d, bytes); }
+void dev_fill(void *d, int byte, size_t bytes) { lab5_remote_fill(d, byte, bytes); }
+
+static void check_reply(const char *call, cudaError_t sync, cudaError_t last, int own_launches)
+{
+    if (sync != cudaSuccess)
+        ck_abort_msg("%s crashed: its kernels failed with %s: %s", call, cudaGetErrorName(sync),
+                     cudaGetErrorString(sync));
+    if (last != cudaSuccess && own_launches)
+        ck_abort_msg("%s: a launch failed that it did not report: %s: %s (lab5.h: "
+                     "cudaGetLastError after each launch, and return its error)",
+                     call, cudaGetErrorName(last), cudaGetErrorString(last));
+}
+
+void synced(const char *call, cudaStream_t st, int own_launches)
+{
+    (void)st;
+    const lab5_reply *r = lab5_last_reply();
+    check_reply(call, (cudaError_t)r->sync, (cudaError_t)r->last, own_launches);
+}
+
+cudaError_t stream_error(cudaStream_t st)
+{
+    (void)st;
+    return (cudaError_t)lab5_last_reply()->sync;
+}
+
+void device_cc(int *major, int *minor) { lab5_remote_cc(major, minor); }
+
+cudaStream_t local_begin(void)
+{
+    static cudaStream_t st;
+    static int started;
+    if (!started) {
+        cuda_check(cudaFree(NULL), "starting CUDA in the judge (cudaFree(0))");
+        cuda_check(cudaStreamCreate(&st), "cudaStreamCreate");
+        started = 1;
+    }
+    return st;
+}
+
+void *local_alloc(size_t bytes)
+{
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+    if (e != cudaSuccess)
+        ck_abort_msg("the judge's cudaMalloc(%zu bytes) failed: %s: %s", bytes,
+                     cudaGetErrorName(e), cudaGetErrorString(e));
+    return p;
+}
+
+void local_free(void *p) { cuda_check(cudaFree(p), "cudaFree"); }
+
+void local_put(void *d, const void *h, size_t bytes)
+{
+    cuda_check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+}
+
+void local_fill(void *d, int byte, size_t bytes)
+{
+    cuda_check(cudaMemset(d, byte, bytes), "cudaMemset");
+}
+
+void local_synced(const char *call, cudaStream_t st)
+{
+    check_reply(call, cudaStreamSynchronize(st), cudaGetLastError(), 0);
+}
+#else
 /* The test's first CUDA call, and the stream every call here runs on. */
 cudaStream_t gpu_begin(void)
 {
@@ -220,6 +304,32 @@ void synced(const char *call, cudaStream_t st, int own_launches)
                      call, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+cudaError_t stream_error(cudaStream_t st)
+{
+    cudaError_t e = cudaStreamSynchronize(st);
+    (void)cudaGetLastError(); /* a refused launch of its own is not what the caller checks */
+    return e;
+}
+
+void device_cc(int *major, int *minor)
+{
+    int dev = 0;
+    cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, dev),
+               "cudaDeviceGetAttribute");
+    cuda_check(cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, dev),
+               "cudaDeviceGetAttribute");
+}
+
+/* In one process, the baselines' buffers are the tests' own. */
+cudaStream_t local_begin(void) { return gpu_begin(); }
+void *local_alloc(size_t bytes) { return dev_alloc(bytes); }
+void local_free(void *p) { dev_free(p); }
+void local_put(void *d, const void *h, size_t bytes) { to_dev(d, h, bytes); }
+void local_fill(void *d, int byte, size_t bytes) { dev_fill(d, byte, bytes); }
+void local_synced(const char *call, cudaStream_t st) { synced(call, st, 0); }
+#endif
+
 /* After a call of a tested function: what it returned, then whether what it
  * queued ran. */
 void after_call(const char *call, cudaError_t rc, cudaStream_t st)
@@ -228,6 +338,7 @@ void after_call(const char *call, cudaError_t rc, cudaStream_t st)
         ck_abort_msg("%s returned %s: %s", call, cudaGetErrorName(rc), cudaGetErrorString(rc));
     synced(call, st, 1);
 }
+
 
 static unsigned poison_turn;
 

@@ -22,6 +22,11 @@ extern const grader_lab lab5_rubric;
 typedef __typeof__(lab5_gemm_naive) *gemm_fn;
 
 #define GUARD 16 /* bytes after every output that must stay as poisoned */
+#ifdef LAB5_SPLIT
+#define SPLIT 1 /* the tests and the submission in two processes (lab5/calls.c) */
+#else
+#define SPLIT 0
+#endif
 #define WORKSPACE_BYTES ((size_t)32 << 20) /* cuBLASLt's, as Hopper wants */
 
 typedef struct cast_bufs {
@@ -53,6 +58,20 @@ void from_dev(void *h, const void *d, size_t bytes);
 void dev_fill(void *d, int byte, size_t bytes);
 void synced(const char *call, cudaStream_t st, int own_launches);
 void after_call(const char *call, cudaError_t rc, cudaStream_t st);
+/* After a call that returned an error: what waiting for the stream gave
+ * (a crash of what it queued); the last error is not the caller's. */
+cudaError_t stream_error(cudaStream_t st);
+/* The compute capability of the GPU the submission runs on. */
+void device_cc(int *major, int *minor);
+/* The judge's own CUDA, for the baselines (the copy, cuBLASLt): with
+ * LAB5_SPLIT a context of the judge's, apart from the subject's; in one
+ * process the same as gpu_begin, dev_alloc, ... */
+cudaStream_t local_begin(void);
+void *local_alloc(size_t bytes);
+void local_free(void *p);
+void local_put(void *d, const void *h, size_t bytes);
+void local_fill(void *d, int byte, size_t bytes);
+void local_synced(const char *call, cudaStream_t st);
 int float_poison(void);
 void fill_tensor(rng_state *rng, float *x, size_t n);
 float set_elem(float *x, float *d_x, size_t i, float v);

@@ -6,14 +6,22 @@
  * functions and cublasLtMatmul) returns success having written nothing;
  * events time nothing (every interval is 1 ms).
  *
- * What it is for: measuring the tests' own host work (inputs, references,
- * tolerances, comparisons), which must not depend on how fast the grading
- * machine is (tests/lab5/test_host_time.c). A test run against it fails, as
- * it would for a submission that writes nothing, after doing the same host
- * work as for a right one: every comparison runs to the end either way.
+ * What it is for:
+ *   - measuring the tests' own host work (inputs, references, tolerances,
+ *     comparisons), which must not depend on how fast the grading machine
+ *     is (tests/lab5/test_host_time.c, with the kernels of
+ *     standin_kernels.c, which write nothing: a test run against them
+ *     fails after doing the same host work as for a right one);
+ *   - the grader's lab5 apart from the submission (LAB5_SPLIT=1) tested
+ *     without a GPU: built with CUDA_STANDIN=1, the grader links this file
+ *     into the judge and into every subject, whose "kernels" are host code
+ *     (tests/lab5/test_split.sh). There a device-to-device copy runs
+ *     STANDIN_COPY_PASSES times (STANDIN_SLOW_COPY): the stand-in device
+ *     copies slowly, so that host code that does the work once reaches
+ *     the performance tiers and code that sleeps does not.
  *
  * Not for: anything numerical about CUDA. It is linked only into test
- * programs, never into the grader or a lab.
+ * programs and the stand-in grader, never into the grader or a lab.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,10 +56,18 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpy
     return cudaSuccess;
 }
 
+#ifdef STANDIN_SLOW_COPY
+#define STANDIN_COPY_PASSES 16
+#else
+#define STANDIN_COPY_PASSES 1
+#endif
+
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                             cudaStream_t stream)
 {
     (void)stream;
+    for (int pass = 1; pass < STANDIN_COPY_PASSES && kind == cudaMemcpyDeviceToDevice; pass++)
+        cudaMemcpy(dst, src, bytes, kind);
     return cudaMemcpy(dst, src, bytes, kind);
 }
 
@@ -231,64 +247,19 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t op, 
     return CUBLAS_STATUS_SUCCESS;
 }
 
-/* ---- lab5.h: kernels that write nothing ------------------------------------------- */
+/* ---- what nvcc's host code calls to register its (empty) fat binary ---------- */
 
-cudaError_t lab5_amax(const float *x, size_t n, float *amax, cudaStream_t stream)
+void **__cudaRegisterFatBinary(void *fat)
 {
-    (void)x, (void)n, (void)amax, (void)stream;
-    return cudaSuccess;
+    static void *handle;
+    handle = fat;
+    return &handle;
 }
 
-cudaError_t lab5_scale_cast(const float *x, size_t n, const float *scale, fp8_format fmt,
-                            uint8_t *q, float *amax, cudaStream_t stream)
+void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
+void __cudaUnregisterFatBinary(void **handle) { (void)handle; }
+char __cudaInitModule(void **handle)
 {
-    (void)x, (void)n, (void)scale, (void)fmt, (void)q, (void)amax, (void)stream;
-    return cudaSuccess;
-}
-
-cudaError_t lab5_mx_quantize(const float *x, size_t rows, size_t cols, fp8_format fmt,
-                             mx_scale_rule rule, uint8_t *codes, uint8_t *scales,
-                             cudaStream_t stream)
-{
-    (void)x, (void)rows, (void)cols, (void)fmt, (void)rule, (void)codes, (void)scales;
-    (void)stream;
-    return cudaSuccess;
-}
-
-#define GEMM_STANDIN(name)                                                                   \
-    cudaError_t name(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,            \
-                     const float *b_scale_inv, float *D, int M, int N, int K,                 \
-                     cudaStream_t stream)                                                     \
-    {                                                                                         \
-        (void)A, (void)B, (void)a_scale_inv, (void)b_scale_inv, (void)D, (void)M, (void)N;    \
-        (void)K, (void)stream;                                                                \
-        return cudaSuccess;                                                                   \
-    }
-GEMM_STANDIN(lab5_gemm_naive)
-GEMM_STANDIN(lab5_gemm_tiled)
-GEMM_STANDIN(lab5_gemm_mma)
-GEMM_STANDIN(lab5_gemm_wgmma_tile)
-GEMM_STANDIN(lab5_gemm_wgmma)
-
-cublasStatus_t lab5_gemm_cublaslt_fp8(cublasLtHandle_t handle, const uint8_t *A,
-                                      const uint8_t *B, const float *a_scale_inv,
-                                      const float *b_scale_inv, const float *d_scale,
-                                      uint8_t *D, float *d_amax, int M, int N, int K,
-                                      void *workspace, size_t workspace_bytes,
-                                      cudaStream_t stream)
-{
-    (void)handle, (void)A, (void)B, (void)a_scale_inv, (void)b_scale_inv, (void)d_scale;
-    (void)D, (void)d_amax, (void)M, (void)N, (void)K, (void)workspace, (void)workspace_bytes;
-    (void)stream;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t lab5_gemm_cublaslt_bf16(cublasLtHandle_t handle, const uint16_t *A,
-                                       const uint16_t *B, uint16_t *D, int M, int N, int K,
-                                       void *workspace, size_t workspace_bytes,
-                                       cudaStream_t stream)
-{
-    (void)handle, (void)A, (void)B, (void)D, (void)M, (void)N, (void)K, (void)workspace;
-    (void)workspace_bytes, (void)stream;
-    return CUBLAS_STATUS_SUCCESS;
+    (void)handle;
+    return 0;
 }
