@@ -1,0 +1,123 @@
+#!/bin/sh
+# test_split.sh - lab5 graded apart from the submission (LAB5_SPLIT=1:
+# grading/lab5/calls.c), on a machine without a GPU: a grader built with
+# CUDA_STANDIN=1, where the CUDA runtime and cuBLASLt are
+# tests/lab5/cuda_standin.c and a submission's "kernels" are host code.
+#
+# It grades, on a selection of tests, a correct classmate (tests/lab5/
+# classmate: full marks) twice, and hostile submissions, each the
+# classmate with its lab5_amax replaced by one of tests/lab5/hostile/*.cu:
+#   - start-up hooks: a static object's constructor, an indirect function's
+#     resolver, a weak definition of a name libstdc++ exports (refused at
+#     build, an early check);
+#   - result lines forged on every descriptor, then an exit; the seed
+#     looked for in the subject's environment (none: full marks);
+#   - forged replies on the channel, an early reply while being timed, a
+#     slow amax (only the performance tiers lost), a file opened and a
+#     process started from a lab function (stopped by the filter, by name).
+# The GPU's own behaviour (the CUDA runtime under the filters, the timing of
+# real kernels) is not what this shows: that needs a GPU (INSTRUCTORS.md).
+#
+#   FP8LAB_BUILD=build sh tests/lab5/test_split.sh
+set -u
+ROOT=$(pwd)
+B=${FP8LAB_BUILD:-build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+. tests/grading/lib.sh
+
+if ! grep -Eq '^(override )?NVCC := .' "$B/config.mk" 2>/dev/null ||
+    ! grep -Eq '^(override )?CUDA_INC := .' "$B/config.mk" 2>/dev/null; then
+    echo "test_split (lab5): skipped: nvcc or cuda_fp8.h not found, so lab5 is not built"
+    exit 77
+fi
+# The stand-in grader, in a folder of its own beside the build (kept from
+# one run to the next), with nothing of an enclosing make; under the
+# sanitizers when the build is (its judge is; a subject never is).
+san=0 G=$B/standin/bin/grader
+case $B in */sanitize) san=1 G=$B/standin/sanitize/bin/grader ;; esac
+(unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE
+ make -s --no-print-directory BUILD="$B/standin" SANITIZE=$san LAB5_SPLIT=1 CUDA_STANDIN=1 \
+     WERROR=1 grader-lab5 >"$TMP/make.log" 2>&1) || {
+    tail -n 30 "$TMP/make.log"
+    echo "test_split: FAIL: the stand-in grader did not build"
+    exit 1
+}
+
+SUBS=$TMP/class
+for id in good1 good2; do
+    mkdir -p "$SUBS/$id"
+    cp tests/lab5/classmate/kernels.cu tests/lab5/classmate/gemm.cu "$SUBS/$id/"
+done
+for frag in tests/lab5/hostile/*.cu; do
+    id=$(basename "$frag" .cu)
+    mkdir -p "$SUBS/$id"
+    cp tests/lab5/classmate/gemm.cu "$SUBS/$id/"
+    sed 's/^extern "C" cudaError_t lab5_amax(/static cudaError_t good_amax(/' \
+        tests/lab5/classmate/kernels.cu >"$SUBS/$id/kernels.cu"
+    sed -e "s|@ROOT@|$ROOT|g" -e "s|@SUBS@|$SUBS|g" "$frag" >>"$SUBS/$id/kernels.cu"
+done
+
+TESTS=builds,amax,amax_special,cast_tail,perf_amax_50,perf_amax_85
+SEED=split-s3cr3t-$$
+# grade ID: its report, in $TMP/ID.json; two at a time.
+grade() {
+    "$G" lab5 --dir "$SUBS/$1" --test "$TESTS" --seed "$SEED" -v --format json \
+        -o "$TMP/$1.json" >"$TMP/$1.out" 2>&1
+}
+# shellcheck disable=SC2046
+set -- $(ls "$SUBS")
+while [ $# -gt 0 ]; do
+    grade "$1" &
+    [ $# -gt 1 ] && grade "$2"
+    wait
+    shift; [ $# -gt 0 ] && shift
+done
+
+score() { jq -r '"\(.score)/\(.max_score)"' "$TMP/$1.json" 2>/dev/null; }
+not_passed() {
+    jq -r '[.tests[] | select(.status != "pass") | .name] | join(" ")' "$TMP/$1.json" 2>/dev/null
+}
+message_of() { jq -r --arg t "$2" '.tests[] | select(.name == $t) | .message' "$TMP/$1.json"; }
+output_of() { jq -r --arg t "$2" '.tests[] | select(.name == $t) | .output // ""' "$TMP/$1.json"; }
+# graded ID SCORE TESTS PATTERN: the score, the tests that did not pass, and
+# the first one's message.
+graded() {
+    expect_eq "$1: score" "$(score "$1")" "$2/20"
+    expect_eq "$1: tests hit" "$(not_passed "$1")" "$3"
+    [ -n "$3" ] && expect_match "$1: message" "$(message_of "$1" "${3%% *}")" "$4"
+}
+graded good1 20 "" ""
+graded good2 20 "" ""
+amax_calls="amax amax_special perf_amax_50 perf_amax_85"
+graded seed_leak 6 "$amax_calls" "expected"
+seen=$(output_of seed_leak amax)
+expect_match "seed_leak: its output shows no seed" "$seen" "^seed: \\(none\\)"
+expect_eq "seed_leak: its environment is the grader's short list" \
+    "$(printf '%s\n' "$seen" | sed -n 's/^env: \([A-Z_]*\)=.*/\1/p' | sort | tr '\n' ' ')" \
+    "LC_ALL OMP_NUM_THREADS OPENBLAS_NUM_THREADS "
+graded forge_results 6 "$amax_calls" "exited early with status 0|(lab5_amax did not answer as the subject does)"
+graded forge_reply 6 "$amax_calls" "did not answer as the subject does|wrote past|expected"
+graded early_reply 16 "perf_amax_50 perf_amax_85" "timed batch of runs"
+graded slow 16 "perf_amax_50 perf_amax_85" "of a device-to-device copy .* this tier needs 50%"
+graded raw_open 6 "$amax_calls" "^forbidden system call: openat, in lab5_amax"
+graded fork 6 "$amax_calls" "^forbidden system call: clone, in lab5_amax"
+# refused ID PATTERN: no build, the build log says why.
+refused() {
+    expect_eq "$1: refused at build" "$(jq -r .build_ok "$TMP/$1.json")" "false"
+    expect_match "$1: the build log says why" "$(jq -r .build_log "$TMP/$1.json")" "$2"
+}
+refused weak_interpose "__throw_bad_alloc.*(libstdc\\+\\+|librar)"
+refused ctor_forge "constructor"
+refused ifunc_hook "indirect function"
+expect_eq "no report says the grader erred" \
+    "$(grep -l 'grader error' "$TMP"/*.json | wc -l | tr -d ' ')" 0
+expect_eq "no report holds the seed" "$(grep -l -- "$SEED" "$TMP"/*.json | wc -l | tr -d ' ')" 0
+# The timing is the judge's: the round trip is in the message of a tier
+# missed, and under 2% of a batch.
+rtt=$(message_of slow perf_amax_85)
+expect_match "slow: timed as the judge times" "$rtt" "one run, too slow to repeat|timed from the judge"
+
+echo "test_split: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
