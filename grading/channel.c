@@ -296,7 +296,8 @@ static void start(void)
     /* Judge and subject take turns, never run at once: on one CPU, each
      * wakes the other without a trip across CPUs (on a virtual machine,
      * 100 us against 7). The subject inherits it, and cannot change it. */
-    int cpu = sched_getcpu();
+    int cpu = cuda_subject() ? -1 : sched_getcpu(); /* lab5's: a call is long, and the CUDA
+                                                     * runtime's threads are its own */
     cpu_set_t one;
     CPU_ZERO(&one);
     if (cpu >= 0 && cpu < CPU_SETSIZE) {
@@ -504,23 +505,30 @@ void sj_run(sj_call *c)
     h->nargs = c->nargs;
     memcpy(h->args, c->args, sizeof h->args);
     memset(h->ret, 0, sizeof h->ret);
-    char reply = 0;
-    ssize_t n;
-    if (write(subject.call_fd, &c->fn, sizeof c->fn) != (ssize_t)sizeof c->fn)
+    static uint32_t seq;
+    sj_token call = {c->fn, ++seq}, reply = {0, 0};
+    if (write(subject.call_fd, &call, sizeof call) != (ssize_t)sizeof call)
         subject_lost(c);
-    do
-        n = read(subject.reply_fd, &reply, 1);
-    while (n < 0 && errno == EINTR);
-    if (n != 1)
-        subject_lost(c);
+    unsigned char *r = (unsigned char *)&reply;
+    size_t got = 0;
+    while (got < sizeof reply) {
+        ssize_t n = read(subject.reply_fd, r + got, sizeof reply - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            subject_lost(c);
+        got += (size_t)n;
+    }
     /* '?' is the subject's "no such call", which the grader's own tests
      * would show; the submission can write it too, so it is not taken as
-     * the grader's error. */
-    if (reply != 'd')
-        ck_abort_msg("%s did not answer as the subject does (reply 0x%02x): the call is not "
-                     "in the subject, or the code wrote into the grader's channel (descriptor "
-                     "%d)",
-                     c->name, (unsigned char)reply, SJ_REPLY_FD);
+     * the grader's error. An answer to another call (the submission's, or
+     * one late) is not this call's. */
+    if (reply.word != 'd' || reply.seq != call.seq)
+        ck_abort_msg("%s did not answer as the subject does (reply 0x%02x, to call %u of %u): "
+                     "the call is not in the subject, or the code wrote into the grader's "
+                     "channel (descriptor %d)",
+                     c->name, (unsigned)(reply.word & 0xFF), (unsigned)reply.seq,
+                     (unsigned)call.seq, SJ_REPLY_FD);
     for (int i = 0; i < c->nouts; i++) {
         const sj_out_region *o = &c->outs[i];
         memcpy(o->to, subject.base + o->off, o->bytes);
@@ -533,6 +541,23 @@ void sj_run(sj_call *c)
                              "it)",
                              c->name, c->outs[i].bytes, k);
     }
+}
+
+void sj_pause(void)
+{
+    if (subject.pid <= 0 || kill(subject.pid, SIGSTOP) != 0)
+        return;
+    /* until it has stopped (or ended: left to be reaped where it is lost) */
+    siginfo_t info;
+    while (waitid(P_PID, (id_t)subject.pid, &info, WSTOPPED | WEXITED | WNOWAIT) != 0 &&
+           errno == EINTR)
+        ;
+}
+
+void sj_resume(void)
+{
+    if (subject.pid > 0)
+        kill(subject.pid, SIGCONT);
 }
 
 const void *sj_result(const sj_call *c)

@@ -8,7 +8,8 @@
  * number, its arguments (numbers as 64-bit words, pointers as offsets into
  * the arena, where the judge has copied what they point to) and a token to
  * the call pipe; the subject runs the function on the arena's copies,
- * writes the return value into the arena and a token to the reply pipe.
+ * writes the return value into the arena and a token to the reply pipe
+ * (sj_token: the answer to that call and no other).
  * The judge then copies back only the outputs the call declared, from the
  * places it chose, and believes nothing else the arena says: whatever the
  * subject does to the arena changes only its own outputs.
@@ -53,6 +54,14 @@ typedef struct sj_header {
 } sj_header;
 
 #define SJ_DATA_OFFSET ((size_t)4096)
+
+/* What travels on the pipes: a call (word: the function's number) and its
+ * answer (word: 'd' done, '?' no such call), each with the call's sequence
+ * number, so that an answer the judge did not ask for (one the submission
+ * wrote, or a late one) is never taken for the next call's. */
+typedef struct sj_token {
+    uint32_t word, seq;
+} sj_token;
 
 /* A pointer inside a struct the judge copied into the arena holds the
  * pointee's offset + 1 (0: NULL) until the subject turns it into its own
@@ -139,6 +148,11 @@ void sj_arg_block(sj_call *c, const void *copy);
 void sj_run(sj_call *c);
 /* The return value, as the subject left it. */
 const void *sj_result(const sj_call *c);
+/* Stops the subject, every thread of it, until sj_resume (no-op when none
+ * runs): while the judge times something of its own, nothing the subject
+ * started may take the CPU from it. */
+void sj_pause(void);
+void sj_resume(void);
 /* The return value as a T. */
 #define SJ_RESULT(T, c) (*(const T *)sj_result(c))
 

@@ -64,7 +64,8 @@
  *     2048 x 4224 x 1280) is checked for NaN poison everywhere and against
  *     the reference at sampled elements: the four edges whole, 2 in every
  *     row and every column, the 4 around each point where 128 x 128 tiles
- *     meet, 24 in every 128 x 128 block (sample_elements). The host work
+ *     meet, 24 in every 128 x 128 block (sample_elements), the random ones
+ *     drawn afresh each run from a seed no submission can know. The host work
  *     of every test stays under a quarter of its time limit, whatever the
  *     GPU (tests/lab5/test_host_time.c measures it without one).
  * A wrong element, a missing scale, a skipped k tile, all miss by far more.
@@ -82,7 +83,8 @@
  * against a cudaMemcpyAsync device to device of as many bytes, timed the
  * same way, counting what the copy reads and writes. GEMM: M = N = K =
  * 4096, the faster of lab5_gemm_wgmma and lab5_gemm_mma that succeeds and
- * is right on 4096 sampled elements, against cuBLASLt's FP8 GEMM like for
+ * is right on 4096 elements sampled afresh each time (and no element is
+ * NaN), against cuBLASLt's FP8 GEMM like for
  * like: E4M3 in, FP32 out, fast accumulation (no promotion), its descriptors
  * and algorithm chosen once before the timing; 2 M N K flops a run.
  *
@@ -95,6 +97,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -346,6 +351,19 @@ static unsigned poison_turn;
 int float_poison(void) { return poison_turn++ & 1 ? 0x7F : 0xFF; }
 
 /* ---- inputs ------------------------------------------------------------------------ */
+
+/* A seed from the kernel's random source (the clock where there is none):
+ * for what the tests check of a result too large to check whole, never
+ * for the inputs, which stay the same from run to run. */
+uint64_t unpredictable_seed(void)
+{
+    uint64_t s;
+    if (getrandom(&s, sizeof s, 0) == (ssize_t)sizeof s)
+        return s;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_nsec * 0x9E3779B97F4A7C15u ^ (uint64_t)t.tv_sec ^ (uint64_t)getpid();
+}
 
 #define CHUNK 1024
 #define NORMAL_HEAD ((size_t)1 << 22)

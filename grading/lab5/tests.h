@@ -74,6 +74,7 @@ void local_fill(void *d, int byte, size_t bytes);
 void local_synced(const char *call, cudaStream_t st);
 int float_poison(void);
 void fill_tensor(rng_state *rng, float *x, size_t n);
+uint64_t unpredictable_seed(void);
 float set_elem(float *x, float *d_x, size_t i, float v);
 
 /* memory.c: the memory-bound kernels' checks. */

@@ -10,6 +10,8 @@
 #   - start-up hooks: a static object's constructor, an indirect function's
 #     resolver, a weak definition of a name libstdc++ exports (refused at
 #     build, an early check);
+#   - threads left spinning to slow the judge's own baseline; a GEMM right
+#     only where a fixed seed would sample it;
 #   - result lines forged on every descriptor, then an exit; the seed
 #     looked for in the subject's environment (none: full marks);
 #   - forged replies on the channel, an early reply while being timed, a
@@ -50,20 +52,34 @@ for id in good1 good2; do
     mkdir -p "$SUBS/$id"
     cp tests/lab5/classmate/kernels.cu tests/lab5/classmate/gemm.cu "$SUBS/$id/"
 done
+# Each fragment replaces the classmate's lab5_amax (renamed good_amax), or,
+# gemm_*.cu, its tensor-core GEMMs.
 for frag in tests/lab5/hostile/*.cu; do
     id=$(basename "$frag" .cu)
     mkdir -p "$SUBS/$id"
-    cp tests/lab5/classmate/gemm.cu "$SUBS/$id/"
-    sed 's/^extern "C" cudaError_t lab5_amax(/static cudaError_t good_amax(/' \
-        tests/lab5/classmate/kernels.cu >"$SUBS/$id/kernels.cu"
-    sed -e "s|@ROOT@|$ROOT|g" -e "s|@SUBS@|$SUBS|g" "$frag" >>"$SUBS/$id/kernels.cu"
+    case $id in
+    gemm_*)
+        cp tests/lab5/classmate/kernels.cu "$SUBS/$id/"
+        sed '/^GEMM(lab5_gemm_\(mma\|wgmma_tile\|wgmma\),/d' tests/lab5/classmate/gemm.cu \
+            >"$SUBS/$id/gemm.cu"
+        cat "$frag" >>"$SUBS/$id/gemm.cu"
+        ;;
+    *)
+        cp tests/lab5/classmate/gemm.cu "$SUBS/$id/"
+        sed 's/^extern "C" cudaError_t lab5_amax(/static cudaError_t good_amax(/' \
+            tests/lab5/classmate/kernels.cu >"$SUBS/$id/kernels.cu"
+        sed -e "s|@ROOT@|$ROOT|g" -e "s|@SUBS@|$SUBS|g" "$frag" >>"$SUBS/$id/kernels.cu"
+        ;;
+    esac
 done
 
 TESTS=builds,amax,amax_special,cast_tail,perf_amax_50,perf_amax_85
 SEED=split-s3cr3t-$$
 # grade ID: its report, in $TMP/ID.json; two at a time.
 grade() {
-    "$G" lab5 --dir "$SUBS/$1" --test "$TESTS" --seed "$SEED" -v --format json \
+    tests=$TESTS
+    case $1 in gemm_*) tests=perf_gemm_10 ;; esac
+    "$G" lab5 --dir "$SUBS/$1" --test "$tests" --seed "$SEED" -v --format json \
         -o "$TMP/$1.json" >"$TMP/$1.out" 2>&1
 }
 # shellcheck disable=SC2046
@@ -98,9 +114,14 @@ expect_eq "seed_leak: its environment is the grader's short list" \
     "$(printf '%s\n' "$seen" | sed -n 's/^env: \([A-Z_]*\)=.*/\1/p' | sort | tr '\n' ' ')" \
     "LC_ALL OMP_NUM_THREADS OPENBLAS_NUM_THREADS "
 graded forge_results 6 "$amax_calls" "exited early with status 0|(lab5_amax did not answer as the subject does)"
-graded forge_reply 6 "$amax_calls" "did not answer as the subject does|wrote past|expected"
-graded early_reply 16 "perf_amax_50 perf_amax_85" "timed batch of runs"
+graded forge_reply 6 "$amax_calls" "did not answer as the subject does"
+graded early_reply 16 "perf_amax_50 perf_amax_85" "did not answer as the subject does"
 graded slow 16 "perf_amax_50 perf_amax_85" "of a device-to-device copy .* this tier needs 50%"
+# threads that slow the judge's own baseline: stopped while it is timed
+graded starve 16 "perf_amax_50 perf_amax_85" "of a device-to-device copy .* this tier needs 50%"
+expect_eq "gemm_sampled: score" "$(score gemm_sampled)" "0/2"
+expect_match "gemm_sampled: not timed" "$(message_of gemm_sampled perf_gemm_10)" \
+    "lab5_gemm_mma: not timed: wrong at [0-9]+ of 4096 sampled elements"
 graded raw_open 6 "$amax_calls" "^forbidden system call: openat, in lab5_amax"
 graded fork 6 "$amax_calls" "^forbidden system call: clone, in lab5_amax"
 # refused ID PATTERN: no build, the build log says why.
