@@ -256,6 +256,77 @@ static int odd_symbol_names(FILE *f, const Elf64_Shdr *sh, int nsh, const char *
     return odd;
 }
 
+/* Whether sym (in symbols syms[0 .. nsym), names in names[0 .. nnames)),
+ * plus addend, is nvcc's registration function, a local function whose
+ * name holds __sti____cudaRegisterAll: itself, or its section's symbol at
+ * its address. */
+static bool nvcc_registration(const Elf64_Sym *syms, size_t nsym, const char *names,
+                              size_t nnames, size_t sym, int64_t addend)
+{
+    if (sym >= nsym)
+        return false;
+    const Elf64_Sym *t = &syms[sym];
+    for (size_t k = 0; k < nsym; k++) {
+        const Elf64_Sym *c = &syms[k];
+        bool here = ELF64_ST_TYPE(t->st_info) == STT_SECTION
+                        ? c->st_shndx == t->st_shndx && (int64_t)c->st_value == addend
+                        : k == sym && addend == 0;
+        if (here && ELF64_ST_TYPE(c->st_info) == STT_FUNC &&
+            ELF64_ST_BIND(c->st_info) == STB_LOCAL && c->st_name < nnames &&
+            strstr(names + c->st_name, "__sti____cudaRegisterAll") != NULL)
+            return true;
+    }
+    return false;
+}
+
+/* nvcc's .init_array (section ia): every relocation that targets it, in
+ * any relocation section, must be one, nvcc's, to its registration
+ * function. One more (even at the same offset, which would replace
+ * nvcc's pointer) would be a constructor the section's size does not show.
+ * Returns 0, or -1 with a line in out. */
+static int check_init_relocations(FILE *f, const Elf64_Shdr *sh, int nsh, int ia,
+                                  const char *file, FILE *out)
+{
+    int count = 0, ok = 0;
+    for (int i = 0; i < nsh; i++) {
+        if ((sh[i].sh_type != SHT_RELA && sh[i].sh_type != SHT_REL) || sh[i].sh_info != (unsigned)ia)
+            continue;
+        size_t entsize = sh[i].sh_type == SHT_RELA ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
+        if (sh[i].sh_entsize != entsize || sh[i].sh_size > (1u << 20)) {
+            count += 2;
+            continue;
+        }
+        size_t n = sh[i].sh_size / entsize;
+        count += (int)n;
+        if (n != 1 || sh[i].sh_type != SHT_RELA || sh[i].sh_link >= (unsigned)nsh)
+            continue;
+        const Elf64_Shdr *symtab = &sh[sh[i].sh_link];
+        if (symtab->sh_entsize != sizeof(Elf64_Sym) || symtab->sh_size > (64u << 20) ||
+            symtab->sh_link >= (unsigned)nsh || sh[symtab->sh_link].sh_size > (64u << 20))
+            continue;
+        const Elf64_Shdr *str = &sh[symtab->sh_link];
+        Elf64_Rela rel;
+        size_t nsym = symtab->sh_size / sizeof(Elf64_Sym);
+        Elf64_Sym *syms = malloc(symtab->sh_size + 1);
+        char *names = calloc(1, str->sh_size + 1);
+        if (syms && names && fseek(f, (long)sh[i].sh_offset, SEEK_SET) == 0 &&
+            fread(&rel, sizeof rel, 1, f) == 1 &&
+            fseek(f, (long)symtab->sh_offset, SEEK_SET) == 0 &&
+            fread(syms, sizeof *syms, nsym, f) == nsym &&
+            fseek(f, (long)str->sh_offset, SEEK_SET) == 0 &&
+            fread(names, 1, str->sh_size, f) == str->sh_size)
+            ok = rel.r_offset == 0 && nvcc_registration(syms, nsym, names, str->sh_size,
+                                                        ELF64_R_SYM(rel.r_info), rel.r_addend);
+        free(syms);
+        free(names);
+    }
+    if (count == 1 && ok)
+        return 0;
+    fprintf(out, "%s: has a constructor (a relocation of .init_array other than nvcc's own), "
+            "code that would run outside the tests, which no submission may\n", file);
+    return -1;
+}
+
 /*
  * Reads the section names of the ELF object obj and appends to out a line
  * for each that would run the submission's code outside the tests (a
@@ -264,7 +335,7 @@ static int odd_symbol_names(FILE *f, const Elf64_Shdr *sh, int nsh, const char *
  */
 static int check_sections(const char *obj, const char *file, FILE *out, int cuda)
 {
-    int init_arrays = 0;
+    int init_arrays = 0, init_array = -1;
     FILE *f = fopen(obj, "rb");
     Elf64_Ehdr eh;
     int rc = -1;
@@ -291,8 +362,10 @@ static int check_sections(const char *obj, const char *file, FILE *out, int cuda
              * one constructor of its own: one pointer in one .init_array. A
              * constructor of the submission's would make a second entry. */
             if (cuda && strcmp(name, ".init_array") == 0 && init_arrays++ == 0 &&
-                sh[i].sh_size == sizeof(void *))
+                sh[i].sh_size == sizeof(void *)) {
+                init_array = i;
                 continue;
+            }
             for (int k = 0; forbidden_sections[k]; k++) {
                 size_t len = strlen(forbidden_sections[k]);
                 if (strncmp(name, forbidden_sections[k], len) == 0 &&
@@ -306,6 +379,9 @@ static int check_sections(const char *obj, const char *file, FILE *out, int cuda
         }
     }
     if (rc >= 0 && odd_symbol_names(f, sh, eh.e_shnum, file, out) != 0)
+        rc = -2;
+    if (rc >= 0 && init_array >= 0 &&
+        check_init_relocations(f, sh, eh.e_shnum, init_array, file, out) != 0)
         rc = -2;
     if (rc == -1)
         fprintf(out, "%s: the grader could not read its sections\n", file);

@@ -203,6 +203,9 @@ static void computing_calls(prog *p)
     when_arg(p, SYS_mbind, 5, 0, SECCOMP_RET_ALLOW);
 }
 
+/* Installs p; a filter installed after the subject has started (a lock)
+ * is put on every thread of it at once (TSYNC: one started before the lock,
+ * the CUDA runtime's or any other, gets no more than the others). */
 static int install(prog *p, int set_no_new_privs)
 {
     emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
@@ -213,7 +216,11 @@ static int install(prog *p, int set_no_new_privs)
     struct sock_fprog f = {(unsigned short)p->n, p->op};
     if (set_no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return -1;
-    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f);
+    long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                      set_no_new_privs ? 0 : SECCOMP_FILTER_FLAG_TSYNC, &f);
+    if (rc > 0) /* the thread that could not take it */
+        errno = EPERM;
+    return rc == 0 ? 0 : -1;
 }
 
 int gr_policy_start(int exe_fd)

@@ -38,7 +38,9 @@ int gr_policy_lock(void);
  *     and mmap on the device files open at that moment (the character
  *     devices but /dev/null's kind), anonymous mmap, threads (clone with
  *     CLONE_THREAD; clone3 fails with ENOSYS), polling and the calls a new
- *     thread makes. No open, no socket, no process.
+ *     thread makes. No open, no socket, no process. Like gr_policy_lock,
+ *     it is put on every thread at once (SECCOMP_FILTER_FLAG_TSYNC): the
+ *     threads the runtime started before it get no more.
  */
 int gr_policy_start_cuda(int exe_fd);
 int gr_policy_lock_cuda(void);

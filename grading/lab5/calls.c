@@ -16,14 +16,17 @@
  * subject's stream, then waits for the stream; the reply carries what the
  * first call that failed returned (or the last's), the stream's error and
  * cudaGetLastError's. The performance tests time such a batch from the
- * judge's side (lab5/perf.c), with its outputs poisoned before and checked
- * after: a subject that answers before the work is done, or skips it on
- * every repeat, fails. Not stopped: one that does the work once a batch
- * (its repeats finding the outputs right already), or that answers the
- * channel itself with outputs computed before the timed request; closing
- * that needs inputs that only the timed request makes (a seed the call
- * table expands on the device) and an answer that carries a digest of each
- * launch's outputs computed on the device in the same window. A
+ * judge's side (lab5/perf.c), each batch on inputs of its own (changed
+ * where no submission can know beforehand), with its outputs poisoned
+ * before and checked after: a subject that answers before the work is
+ * done, skips it, or gives an answer kept from an earlier call, fails. Not
+ * stopped: one that does the work once a batch (the repeats of a batch
+ * find the outputs right already), or that answers the channel itself and
+ * does the work while answering the calls that are not timed (the upload
+ * of the inputs); closing that needs inputs that only the timed request
+ * makes (a seed the call table expands on the device) and an answer that
+ * carries a digest of each launch's outputs computed on the device in the
+ * same window. A
  * cuBLASLt handle and stream are the subject's own: the proxies take the
  * judge's and pass neither.
  *

@@ -72,6 +72,10 @@ typedef struct perf_job {
     int nouts;
     const uint8_t *hA, *hB;
     float sab;
+    /* LAB5_SPLIT: makes the inputs of the next timed batch new (and what
+     * it must leave), so that no answer kept from an earlier call is right */
+    void (*refresh)(void *ctx);
+    void *ctx;
 } perf_job;
 
 /* A time, and how it was taken. */
@@ -120,6 +124,7 @@ static void perf_enqueue(const perf_job *j, cudaStream_t st)
 }
 
 #define PERF_SLOW_MS 200.0 /* a run this slow is timed once: no tier is near */
+#define PERF_GEMM 4096     /* M = N = K of the timed GEMMs */
 
 #ifndef LAB5_SPLIT
 static int cmp_float(const void *a, const void *b)
@@ -201,12 +206,17 @@ static void batch_outputs(const perf_job *j, const char *call)
 {
     for (int o = 0; o < j->nouts; o++) {
         unsigned char *got = xmalloc(j->outs[o].bytes);
+        const unsigned char *want = j->outs[o].want;
         from_dev(got, j->outs[o].dev, j->outs[o].bytes);
-        int same = memcmp(got, j->outs[o].want, j->outs[o].bytes) == 0;
+        size_t at = 0;
+        while (at < j->outs[o].bytes && got[at] == want[at])
+            at++;
+        unsigned g = at < j->outs[o].bytes ? got[at] : 0, w = at < j->outs[o].bytes ? want[at] : 0;
         free(got);
-        if (!same)
-            ck_abort_msg("%s: what a timed batch of runs left is not what the same call "
-                         "gave untimed: the results of timed runs are checked too", call);
+        if (at < j->outs[o].bytes)
+            ck_abort_msg("%s: what a timed batch of runs left is not right (byte %zu of the "
+                         "output: 0x%02x, expected 0x%02x): each timed batch runs on inputs "
+                         "of its own, and what it leaves is checked", call, at, g, w);
     }
     if (j->kind == RUN_GEMM && j->hA) {
         size_t nd = (size_t)j->M * (size_t)j->N;
@@ -244,6 +254,8 @@ static double perf_batch_ms(const perf_job *j, int reps)
         sj_resume();
         return ms;
     }
+    if (j->refresh)
+        j->refresh(j->ctx);
     for (int o = 0; o < j->nouts; o++)
         dev_fill(j->outs[o].dev, 0xFF, j->outs[o].bytes);
     if (j->kind == RUN_GEMM)
@@ -256,6 +268,78 @@ static double perf_batch_ms(const perf_job *j, int reps)
     synced(call, NULL, 1);
     batch_outputs(j, call);
     return ms;
+}
+
+/* What a refresh changes, for each kind of test. The values come from a
+ * seed no submission can know. */
+typedef struct fresh {
+    rng_state rng;
+    float *x, *d_x; /* the input, on the host and in the subject */
+    size_t n, rows, cols;
+    float top;      /* amax: beyond every |x[i]| */
+    size_t at;      /* amax: the element planted last, and what was there */
+    float old;
+    int planted;
+    float *want_amax;
+    float *d_scale; /* cast: a new scale each time, and every code again */
+    uint8_t *want_q;
+    uint8_t *want_codes, *want_scales; /* MXFP8: one element changed, its row again */
+    uint8_t *A;     /* GEMM: a new A (host, subject), M = N = K = PERF_GEMM */
+    void *dA;
+} fresh;
+
+/* amax: the element planted last back, a new one, larger than all the
+ * others, somewhere else. */
+static void refresh_amax(void *ctx)
+{
+    fresh *f = ctx;
+    if (f->planted)
+        set_elem(f->x, f->d_x, f->at, f->old);
+    f->at = rng_below(&f->rng, (uint32_t)f->n);
+    float v = f->top * (1.0f + rng_uniform(&f->rng));
+    v = rng_u32(&f->rng) & 1 ? -v : v;
+    f->old = set_elem(f->x, f->d_x, f->at, v);
+    f->planted = 1;
+    *f->want_amax = fabsf(v);
+}
+
+/* cast: a new scale near 2^-4, and so every code anew. */
+static void refresh_cast(void *ctx)
+{
+    fresh *f = ctx;
+    float scale = 0x1p-4f * (1.0f + 0.125f * rng_uniform(&f->rng));
+    to_dev(f->d_scale, &scale, sizeof scale);
+    enum { PART = 1 << 16 };
+    float *prod = xmalloc(PART * sizeof(float));
+    for (size_t i = 0; i < f->n; i += PART) {
+        size_t len = f->n - i < PART ? f->n - i : PART;
+        for (size_t k = 0; k < len; k++)
+            prod[k] = f->x[i + k] * scale; /* one float multiplication, as the kernel's */
+        fp8_encode_array(prod, f->want_q + i, len, FP8_E4M3, true);
+    }
+    free(prod);
+}
+
+/* MXFP8: one element anew, of any magnitude from 2^-20 to 2^20, and its
+ * row's codes and scales again. */
+static void refresh_mx(void *ctx)
+{
+    fresh *f = ctx;
+    size_t r = rng_below(&f->rng, (uint32_t)f->rows), c = rng_below(&f->rng, (uint32_t)f->cols);
+    float v = ldexpf(1.0f + rng_uniform(&f->rng), (int)rng_below(&f->rng, 41) - 20);
+    set_elem(f->x, f->d_x, r * f->cols + c, rng_u32(&f->rng) & 1 ? -v : v);
+    size_t nb = f->cols / LAB5_MX_BLOCK;
+    mx_quantize(f->x + r * f->cols, 1, f->cols, LAB5_MX_BLOCK, FP8_E4M3, MX_SCALE_FLOOR,
+                f->want_codes + r * f->cols, f->want_scales + r * nb);
+}
+
+/* GEMM: a new A (the sampled check reads it from the host copy). */
+static void refresh_gemm(void *ctx)
+{
+    fresh *f = ctx;
+    size_t nk = (size_t)PERF_GEMM * PERF_GEMM;
+    fill_codes(&f->rng, f->A, nk, 3);
+    to_dev(f->dA, f->A, nk);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -408,6 +492,24 @@ static void perf_memory(perf_kind kind, double tier)
         job.outs[job.nouts++].bytes = n / LAB5_MX_BLOCK;
     }
     untimed(&m, "checks");
+#ifdef LAB5_SPLIT
+    /* each timed batch on inputs of its own */
+    fresh f = {0};
+    rng_seed(&f.rng, unpredictable_seed(), 71);
+    f.x = x, f.n = n, f.rows = rows, f.cols = cols;
+    job.ctx = &f;
+    if (kind == RUN_AMAX) {
+        f.d_x = d_x, f.top = 2.0f * stats_amax(x, n, NULL), f.want_amax = &want_amax;
+        job.refresh = refresh_amax;
+    } else if (kind == RUN_CAST) {
+        f.d_scale = cb.d_scale, f.want_q = xmalloc(n);
+        job.outs[0].want = f.want_q;
+        job.refresh = refresh_cast;
+    } else {
+        f.d_x = mb.d_x, f.want_codes = mb.codes, f.want_scales = mb.scales;
+        job.refresh = refresh_mx;
+    }
+#endif
 
     perf_job copy = {0};
     copy.kind = RUN_COPY;
@@ -433,6 +535,9 @@ static void perf_memory(perf_kind kind, double tier)
                      (double)bytes / 1e6, copy_ms, runs_str(copy_t, how[1], sizeof how[1]));
     local_free((void *)copy.src);
     local_free(copy.dst);
+#ifdef LAB5_SPLIT
+    free(f.want_q);
+#endif
     if (kind == RUN_AMAX)
         dev_free(d_x), dev_free(d_amax);
     else if (kind == RUN_CAST)
@@ -452,7 +557,6 @@ void test_perf_mx_50(void) { perf_memory(RUN_MX, 0.50); }
 void test_perf_mx_65(void) { perf_memory(RUN_MX, 0.65); }
 void test_perf_mx_80(void) { perf_memory(RUN_MX, 0.80); }
 
-#define PERF_GEMM 4096
 #define PERF_SAMPLES 4096
 
 static void lt_check(cublasStatus_t s, const char *what)
@@ -635,6 +739,13 @@ static void perf_gemm(double tier)
     perf_time lt_t = perf_median_ms(&lt, lst);
     double lt_ms = lt_t.ms;
 
+#ifdef LAB5_SPLIT
+    /* each timed batch on an A of its own */
+    fresh f = {0};
+    rng_seed(&f.rng, unpredictable_seed(), 82);
+    f.A = A, f.dA = (void *)base.A;
+    base.refresh = refresh_gemm, base.ctx = &f;
+#endif
     static const char *const names[3] = {"lab5_gemm_mma", "lab5_gemm_wgmma_tile",
                                          "lab5_gemm_wgmma"};
     const gemm_fn fns[3] = {lab5_gemm_mma, lab5_gemm_wgmma_tile, lab5_gemm_wgmma};

@@ -76,7 +76,8 @@
  * 0.5, b_scale_inv 3, d_scale 0.25: a scale left out shows.
  *
  * perf_* (README §7): timed only once the result on the same input is
- * right. Memory-bound: 2^26 floats (256 MiB, far beyond L2); 3 runs to warm
+ * right. (With LAB5_SPLIT, timed from the judge instead, in batches that
+ * each run on inputs of their own and whose outputs are checked: perf.c.) Memory-bound: 2^26 floats (256 MiB, far beyond L2); 3 runs to warm
  * up, then 20 each between two cudaEvents, all queued back to back; the
  * median (a run of 200 ms or more is timed once: no tier is near). The
  * bytes a kernel moves (amax 4n, cast 5n, MXFP8 5n + n/32) over its time,

@@ -8,10 +8,12 @@
 # classmate: full marks) twice, and hostile submissions, each the
 # classmate with its lab5_amax replaced by one of tests/lab5/hostile/*.cu:
 #   - start-up hooks: a static object's constructor, an indirect function's
-#     resolver, a weak definition of a name libstdc++ exports (refused at
-#     build, an early check);
+#     resolver, a second relocation of nvcc's .init_array slot, a weak
+#     definition of a name libstdc++ exports (refused at build, an early
+#     check);
 #   - threads left spinning to slow the judge's own baseline; a GEMM right
-#     only where a fixed seed would sample it;
+#     only where a fixed seed would sample it; an answer kept from an
+#     untimed call and given again while timed;
 #   - result lines forged on every descriptor, then an exit; the seed
 #     looked for in the subject's environment (none: full marks);
 #   - forged replies on the channel, an early reply while being timed, a
@@ -117,6 +119,8 @@ graded forge_results 6 "$amax_calls" "exited early with status 0|(lab5_amax did 
 graded forge_reply 6 "$amax_calls" "did not answer as the subject does"
 graded early_reply 16 "perf_amax_50 perf_amax_85" "did not answer as the subject does"
 graded slow 16 "perf_amax_50 perf_amax_85" "of a device-to-device copy .* this tier needs 50%"
+# an answer kept from an untimed call: each timed batch has inputs of its own
+graded memo 16 "perf_amax_50 perf_amax_85" "what a timed batch of runs left is not right"
 # threads that slow the judge's own baseline: stopped while it is timed
 graded starve 16 "perf_amax_50 perf_amax_85" "of a device-to-device copy .* this tier needs 50%"
 expect_eq "gemm_sampled: score" "$(score gemm_sampled)" "0/2"
@@ -132,6 +136,7 @@ refused() {
 refused weak_interpose "__throw_bad_alloc.*(libstdc\\+\\+|librar)"
 refused ctor_forge "constructor"
 refused ifunc_hook "indirect function"
+refused init_reloc "a relocation of .init_array other than nvcc's own"
 expect_eq "no report says the grader erred" \
     "$(grep -l 'grader error' "$TMP"/*.json | wc -l | tr -d ' ')" 0
 expect_eq "no report holds the seed" "$(grep -l -- "$SEED" "$TMP"/*.json | wc -l | tr -d ' ')" 0
