@@ -178,7 +178,7 @@ static int cuda_rules(int ruleset, int abi)
             if (strncmp(e->d_name, "nvidia", 6) != 0)
                 continue;
             char path[300];
-            snprintf(path, sizeof path, "/dev/%s", e->d_name);
+            snprintf(path, sizeof path, "/dev/%.255s", e->d_name);
             rc = gr_landlock_allow(ruleset, abi, path,
                                    read | LANDLOCK_ACCESS_FS_WRITE_FILE | (1ULL << 15));
         }
