@@ -1,4 +1,4 @@
-/* A correct amax, slow on the performance tests' tensor (a second a call),
+/* A correct amax, slow on the performance tests' tensor (5 s a call),
    and fifteen threads (raw clone, CLONE_THREAD: the filter lets threads
    be, the CUDA runtime's) that spin while the judge times its own copy,
    to make that baseline slow and the amax look fast. The judge stops the
@@ -67,7 +67,7 @@ extern "C" cudaError_t lab5_amax(const float *x, size_t n, float *amax, cudaStre
     cudaError_t rc = good_amax(x, n, amax, stream);
     if (n == (size_t)1 << 26) {
         double t0 = seconds();
-        while (seconds() - t0 < 1.0) /* slow: the same work again and again */
+        while (seconds() - t0 < 5.0) /* slow: the same work again and again */
             rc = good_amax(x, n, amax, stream);
         if (++big == 2) { /* the second untimed check: the copy is timed next */
             if (!started) {
