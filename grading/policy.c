@@ -223,23 +223,29 @@ static int install(prog *p, int set_no_new_privs)
     return rc == 0 ? 0 : -1;
 }
 
+/* The one execveat: of the subject's file, open on exe_fd, which is closed
+ * once it runs; with AT_EMPTY_PATH, no path is looked up. Leaves nr
+ * loaded. */
+static void exec_of(prog *p, int exe_fd)
+{
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_execveat, 0, 8));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)exe_fd, 0, 5));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AT_EMPTY_PATH, 0, 1));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
+    load_nr(p);
+}
+
 int gr_policy_start(int exe_fd)
 {
     static prog p;
     p.n = 0;
     head(&p);
-    /* the one execveat: of the subject's file, open on exe_fd, which is
-     * closed once it runs; with AT_EMPTY_PATH, no path is looked up */
-    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_execveat, 0, 8));
-    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
-    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)exe_fd, 0, 5));
-    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0)));
-    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
-    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)));
-    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AT_EMPTY_PATH, 0, 1));
-    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    load_nr(&p);
+    exec_of(&p, exe_fd);
     computing_calls(&p);
     /* prlimit64 may only read here (above); start-up reads it too */
     allow_list(&p, start_up, sizeof start_up / sizeof start_up[0]);
@@ -261,21 +267,6 @@ int gr_policy_lock(void)
     computing_calls(&p);
     /* no_new_privs is set already, inherited */
     return install(&p, 0);
-}
-
-/* The execveat of exe_fd alone, AT_EMPTY_PATH; leaves nr loaded. */
-static void exec_of(prog *p, int exe_fd)
-{
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SYS_execveat, 0, 8));
-    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)exe_fd, 0, 5));
-    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_HI(0)));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3));
-    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(4)));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AT_EMPTY_PATH, 0, 1));
-    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    emit(p, STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    load_nr(p);
 }
 
 /* clone: threads only (CLONE_THREAD in its flags, its first argument on

@@ -176,6 +176,22 @@ void cuda_check(cudaError_t e, const char *what)
         ck_abort_msg("%s failed: %s: %s", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+/* What waiting for a call's stream gave (sync), then the last error: a
+ * kernel fault (a sticky error) fails the test, and, when own_launches, a
+ * launch that failed without being reported. Calls into cuBLASLt are not
+ * held to the last-error rule (the library's own runtime calls may leave an
+ * error there). */
+static void check_reply(const char *call, cudaError_t sync, cudaError_t last, int own_launches)
+{
+    if (sync != cudaSuccess)
+        ck_abort_msg("%s crashed: its kernels failed with %s: %s", call, cudaGetErrorName(sync),
+                     cudaGetErrorString(sync));
+    if (last != cudaSuccess && own_launches)
+        ck_abort_msg("%s: a launch failed that it did not report: %s: %s (lab5.h: "
+                     "cudaGetLastError after each launch, and return its error)",
+                     call, cudaGetErrorName(last), cudaGetErrorString(last));
+}
+
 #ifdef LAB5_SPLIT
 /* Apart from the submission (lab5/calls.c): every device buffer of the
  * tests' but the baselines' is the subject's, and every call's kernels
@@ -187,17 +203,6 @@ void dev_free(void *p) { lab5_remote_free(p); }
 void to_dev(void *d, const void *h, size_t bytes) { lab5_remote_put(d, h, bytes); }
 void from_dev(void *h, const void *d, size_t bytes) { lab5_remote_get(h, d, bytes); }
 void dev_fill(void *d, int byte, size_t bytes) { lab5_remote_fill(d, byte, bytes); }
-
-static void check_reply(const char *call, cudaError_t sync, cudaError_t last, int own_launches)
-{
-    if (sync != cudaSuccess)
-        ck_abort_msg("%s crashed: its kernels failed with %s: %s", call, cudaGetErrorName(sync),
-                     cudaGetErrorString(sync));
-    if (last != cudaSuccess && own_launches)
-        ck_abort_msg("%s: a launch failed that it did not report: %s: %s (lab5.h: "
-                     "cudaGetLastError after each launch, and return its error)",
-                     call, cudaGetErrorName(last), cudaGetErrorString(last));
-}
 
 void synced(const char *call, cudaStream_t st, int own_launches)
 {
@@ -250,7 +255,8 @@ void local_fill(void *d, int byte, size_t bytes)
 
 void local_synced(const char *call, cudaStream_t st)
 {
-    check_reply(call, cudaStreamSynchronize(st), cudaGetLastError(), 0);
+    cudaError_t sync = cudaStreamSynchronize(st);
+    check_reply(call, sync, cudaGetLastError(), 0);
 }
 #else
 /* The test's first CUDA call, and the stream every call here runs on. */
@@ -293,21 +299,12 @@ void dev_fill(void *d, int byte, size_t bytes)
     cuda_check(cudaMemset(d, byte, bytes), "cudaMemset");
 }
 
-/* Waits for what call queued on st: a kernel fault (a sticky error) shows
- * here, and, when own_launches, a launch that failed without being
- * reported. Calls into cuBLASLt are not held to the last-error rule (the
- * library's own runtime calls may leave an error there): it is cleared. */
+/* Waits for what call queued on st (check_reply); the last error is
+ * cleared either way. */
 void synced(const char *call, cudaStream_t st, int own_launches)
 {
-    cudaError_t e = cudaStreamSynchronize(st);
-    if (e != cudaSuccess)
-        ck_abort_msg("%s crashed: its kernels failed with %s: %s", call, cudaGetErrorName(e),
-                     cudaGetErrorString(e));
-    e = cudaGetLastError();
-    if (e != cudaSuccess && own_launches)
-        ck_abort_msg("%s: a launch failed that it did not report: %s: %s (lab5.h: "
-                     "cudaGetLastError after each launch, and return its error)",
-                     call, cudaGetErrorName(e), cudaGetErrorString(e));
+    cudaError_t sync = cudaStreamSynchronize(st);
+    check_reply(call, sync, cudaGetLastError(), own_launches);
 }
 
 cudaError_t stream_error(cudaStream_t st)
