@@ -16,6 +16,13 @@
  * Throughout, a "finite" element is one that is neither NaN nor infinite;
  * every statistic below is taken over the finite elements only, and the
  * NaN and infinite ones are counted apart (README §2).
+ *
+ * How the grader compares (README §9): each function says which results are
+ * "bit for bit" (one right answer, given the order of operations and the
+ * types it states) and which carry a tolerance, how large and why. A
+ * tolerance is there only for the C library's log2 and log10, which may
+ * differ by an ulp from one libm to another; never for an order of
+ * operations or a type, which the function fixes.
  */
 #ifndef LAB2_H
 #define LAB2_H
@@ -32,14 +39,19 @@
  * Exercise 1 (README §3): the magnitudes |x[i]| of the finite, nonzero
  * elements of x, sorted ascending, into mag (room for n floats). Returns
  * how many there are (m <= n).
+ * Bit for bit: m and mag[0 .. m-1].
  */
 size_t lab2_magnitudes(const float *x, size_t n, float *mag);
 
 /*
  * Exercise 2 (README §3): the nearest-rank percentile of m sorted values:
- * mag[k - 1] with k = ceil(m * per_mille / 1000), computed in integers
- * (per_mille = 999 is the 99.9th percentile, 1 the 0.1th), and k at least 1.
- * Returns 0.0f when m == 0. 1 <= per_mille <= 1000.
+ * mag[k - 1] with k = ceil(m * per_mille / 1000), computed in size_t
+ * integers as (m * per_mille + 999) / 1000 (per_mille = 999 is the 99.9th
+ * percentile, 1 the 0.1th), and k at least 1. size_t, not unsigned int:
+ * m * per_mille passes 2^32 from m = 4,299,262 at 999 per mille, and the
+ * grader calls it with m in the millions. Returns 0.0f when m == 0.
+ * 1 <= per_mille <= 1000.
+ * Bit for bit: the result is one of mag's values.
  */
 float lab2_percentile(const float *mag, size_t m, unsigned per_mille);
 
@@ -68,6 +80,9 @@ typedef struct lab2_stats {
 /*
  * Exercise 3 (README §3): every field of s for x[0 .. n-1]. Returns 0, or
  * -1 when it cannot allocate the room for the magnitudes (s is then zeroed).
+ * Bit for bit: the counts, amax, min_nonzero, p_lo and p_hi. Within 1e-12,
+ * relative: range_bits and range_bits_pct (the C library's log2) and
+ * outlier_ratio.
  */
 int lab2_tensor_stats(const float *x, size_t n, lab2_stats *s);
 
@@ -79,6 +94,7 @@ int lab2_tensor_stats(const float *x, size_t n, lab2_stats *s);
  * epsilon and no rounding to a power of two):
  *   1. amax 0, infinite or NaN: 1.0f;
  *   2. otherwise fp8_max / amax in float, and FLT_MAX if that overflows.
+ * Bit for bit (one float division: not fp8_max * (1 / amax)).
  */
 float lab2_tensor_scale(float amax, fp8_format fmt);
 
@@ -104,8 +120,14 @@ typedef struct lab2_cast {
  * Exercise 5 (README §4): the cast's statistics, where for each finite x,
  *   q  = fp8_encode(x * scale, fmt, true)   (x * scale: one float product)
  *   x' = fp8_decode(q, fmt) * scale_inv     (one float product)
- * and the error x - x' and the sums are taken in double, in element order.
- * The fractions are 0 when their denominator is.
+ * and the error x - x' and the sums are taken in double, in element order:
+ * e = (double)x - (double)x', not the float x - x' widened (under a scale
+ * that is not a power of two, a saturated element's float error is
+ * rounded). The fractions are 0 when their denominator is.
+ * Bit for bit: fmt, scale and mse (the sum of e * e in element order, then
+ * one division by the finite count). Within 1e-12, relative: saturated and
+ * underflow (a count over a count, in double). Within 1e-9, relative:
+ * sqnr_db (the C library's log10).
  */
 void lab2_cast_stats(const float *x, size_t n, fp8_format fmt, float scale, lab2_cast *c);
 
@@ -131,6 +153,8 @@ typedef enum lab2_choice {
  * zeros exactly).
  * Writes the reason, in words with the numbers behind it, into why (size
  * bytes, always NUL-terminated, when size > 0).
+ * Exactly: the choice. The reason's words are yours: it is checked to be
+ * non-empty, to hold a digit and to end within size.
  */
 lab2_choice lab2_recommend(const lab2_stats *t, const lab2_cast *e4m3, const lab2_cast *e5m2,
                            char *why, size_t size);
