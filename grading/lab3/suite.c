@@ -662,10 +662,64 @@ static void check_forward(gr_mismatches *m, lab3_mode mode)
     mlp_free(&g);
 }
 
+/*
+ * What forward does after the sum, bit for bit (lab3.h): s = sinv_x *
+ * sinv_w first, then y = sum * s, then y + b, two float operations. With
+ * in = 1 the sum has one term and no order: xq * wq is exact in float (FP8
+ * values have at most 4 significant bits each), and x * w in FP32 is one
+ * rounding. Under scales that are not powers of two (3 and 10, so
+ * scale_invs 1/3 and 1/10 rounded), sum * (sinv_x * sinv_w) and (sum *
+ * sinv_x) * sinv_w differ in the last bit for some elements, and so does a
+ * fused fmaf(sum, s, b); the tolerance of a longer sum would hide both.
+ * Batch 7 of 8, out 33: 231 elements, worked here from the operands.
+ */
+#define ONE_BATCH 7
+#define ONE_OUT 33
+static void check_forward_one_term(gr_mismatches *m, lab3_mode mode)
+{
+    lab3_linear g;
+    layer_alloc_n(&g, 1, ONE_OUT, ONE_BATCH + 1);
+    rng_state rng;
+    rng_seed(&rng, 31, 6);
+    float x[ONE_BATCH], y[ONE_BATCH * ONE_OUT], want[ONE_BATCH * ONE_OUT];
+    rng_fill_uniform(&rng, x, ONE_BATCH, -3.0f, 3.0f);
+    rng_fill_uniform(&rng, g.w, ONE_OUT, -2.0f, 2.0f);
+    rng_fill_uniform(&rng, g.b, ONE_OUT, -1.0f, 1.0f);
+    g.sx.scale = 3.0f;
+    g.sx.scale_inv = 1.0f / 3.0f;
+    g.sw.scale = 10.0f;
+    g.sw.scale_inv = 1.0f / 10.0f;
+    float xq[ONE_BATCH], wq[ONE_OUT], s = 1.0f;
+    if (mode == LAB3_FP8) {
+        cast_copy(&g.sx, x, ONE_BATCH, xq);
+        cast_copy(&g.sw, g.w, ONE_OUT, wq);
+        s = g.sx.scale_inv * g.sw.scale_inv;
+    } else {
+        memcpy(xq, x, sizeof xq);
+        memcpy(wq, g.w, sizeof wq);
+    }
+    for (size_t r = 0; r < ONE_BATCH; r++)
+        for (size_t o = 0; o < ONE_OUT; o++) {
+            float sum = xq[r] * wq[o];
+            float t = sum * s;
+            want[r * ONE_OUT + o] = t + g.b[o];
+        }
+    lab3_linear_forward(&g, x, ONE_BATCH, mode, y);
+    char name[240];
+    snprintf(name, sizeof name,
+             "lab3_linear_forward(in 1, out 33, batch 7, %s, scales 3 and 10): y bit for bit, "
+             "where the sum has one term: s = sinv_x * sinv_w first, then sum * s, then + b, "
+             "neither fused (lab3.h)",
+             mode == LAB3_FP8 ? "LAB3_FP8" : "LAB3_FP32");
+    expect_bits(m, want, y, ONE_BATCH * ONE_OUT, ONE_OUT, name);
+    layer_free(&g);
+}
+
 static void test_forward_fp8(void)
 {
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP8);
+    check_forward_one_term(&m, LAB3_FP8);
     check_linear_tiny(&m, LAB3_FP8, 0);
     check_linear_empty(&m, LAB3_FP8, 0);
     gr_finish(&m, "checks");
@@ -675,6 +729,7 @@ static void test_forward_fp32(void)
 {
     gr_mismatches m = {0};
     check_forward(&m, LAB3_FP32);
+    check_forward_one_term(&m, LAB3_FP32);
     check_linear_tiny(&m, LAB3_FP32, 0);
     check_linear_empty(&m, LAB3_FP32, 0);
     gr_finish(&m, "checks");
@@ -912,6 +967,60 @@ static void check_xent_extremes(gr_mismatches *m)
     free(labels);
 }
 
+/*
+ * dlogits bit for bit where the exponentials are exact (lab3.h): in each row
+ * k of the ten logits (2 to 9 of them) tie at the row's max and the others
+ * lie 300 below it, so each e = expf(l - max) is 1 or 0 in any C library
+ * (e^-300 is far below the smallest float), S = k, p = 1 / k rounded once,
+ * and (p - onehot) * g with g = loss_scale / batch rounded once. At batches
+ * 3, 5, 7 and 33 and loss scale 1000 (none a power of two) the slip
+ * ((p - onehot) * loss_scale) / batch, and a g rounded in another type,
+ * give other bits. The label is in the tie in even rows, outside it in odd
+ * ones. The loss, log k (+ 300 when the label is outside), with lab3.h's
+ * tolerance.
+ */
+static void check_xent_exact(gr_mismatches *m)
+{
+    static const size_t batches[] = {3, 5, 7, 33};
+    static const float scales[] = {65536.0f, 1000.0f};
+    for (size_t a = 0; a < sizeof batches / sizeof batches[0]; a++)
+        for (size_t b = 0; b < sizeof scales / sizeof scales[0]; b++) {
+            size_t batch = batches[a];
+            float ls = scales[b], g = ls / (float)batch;
+            float l[33 * LAB3_CLASSES], want[33 * LAB3_CLASSES], got[33 * LAB3_CLASSES];
+            uint8_t labels[33];
+            double loss_sum = 0.0;
+            for (size_t r = 0; r < batch; r++) {
+                int k = 2 + (int)((r + a) % 8), first = (int)((3 * r + b) % LAB3_CLASSES);
+                float top = 0.25f * (float)(r % 7) - 0.75f;
+                bool in_tie = r % 2 == 0;
+                labels[r] = (uint8_t)((first + (in_tie ? k - 1 : k)) % LAB3_CLASSES);
+                float p = 1.0f / (float)k;
+                for (int c = 0; c < LAB3_CLASSES; c++) {
+                    bool tied = (c - first + LAB3_CLASSES) % LAB3_CLASSES < k;
+                    l[r * LAB3_CLASSES + c] = tied ? top : top - 300.0f;
+                    float pc = tied ? p : 0.0f;
+                    want[r * LAB3_CLASSES + c] = (pc - (c == labels[r] ? 1.0f : 0.0f)) * g;
+                }
+                loss_sum += log((double)k) + (in_tie ? 0.0 : 300.0);
+            }
+            float loss = lab3_softmax_xent(l, labels, batch, ls, got);
+            char name[240];
+            snprintf(name, sizeof name,
+                     "lab3_softmax_xent(rows of 2 to 9 tied logits, the others 300 below; "
+                     "batch %zu, loss_scale %g): dlogits bit for bit, where every exp is 1 or "
+                     "0: (p - onehot) * (loss_scale / batch), that quotient once in float "
+                     "(lab3.h)", batch, (double)ls);
+            expect_bits(m, want, got, batch * LAB3_CLASSES, LAB3_CLASSES, name);
+            float want_loss = (float)(loss_sum / (double)batch);
+            double ltol = 1e-5 * fabs((double)want_loss);
+            snprintf(name, sizeof name,
+                     "lab3_softmax_xent(rows of 2 to 9 tied logits, the others 300 below; "
+                     "batch %zu, loss_scale %g): the mean loss", batch, (double)ls);
+            expect_close(m, &want_loss, &loss, &ltol, 1, 1, name, TOL_XENT_LOSS);
+        }
+}
+
 static void test_softmax_xent(void)
 {
     gr_mismatches m = {0};
@@ -960,6 +1069,7 @@ static void test_softmax_xent(void)
                  "lab3_softmax_xent({1000, 0, ..., 0}, label 0): loss (subtract the max)",
                  TOL_HAND);
     check_xent_extremes(&m);
+    check_xent_exact(&m);
     npy_free(&y);
     free(logits);
     free(want_d);

@@ -53,7 +53,9 @@ void lab3_linear_forward(lab3_linear *L, const float *x, size_t batch, lab3_mode
     (void)x;
     (void)mode;
     /* TODO: README §4: cast (or copy) x and W into L->xq, L->wq; set
-     * L->xq_scale_inv and L->wq_scale_inv; one cblas_sgemm; scale; bias. */
+     * L->xq_scale_inv and L->wq_scale_inv; one cblas_sgemm; then times
+     * s = sinv_x * sinv_w, plus b: two operations (lab3.h says which
+     * parts are bit for bit). */
     memset(y, 0, batch * L->out * sizeof *y);
 }
 
@@ -73,7 +75,7 @@ void lab3_linear_backward(lab3_linear *L, const float *dy, size_t batch, lab3_mo
 }
 
 /*
- * lab3_softmax_xent - the mean loss, and (softmax - onehot) * loss_scale / batch.
+ * lab3_softmax_xent - the mean loss, and (softmax - onehot) * (loss_scale / batch).
  *   Handout: README §5. Graded by: softmax_xent.
  */
 float lab3_softmax_xent(const float *logits, const uint8_t *labels, size_t batch,

@@ -20,6 +20,17 @@
  * Layout: every matrix is row-major. A layer's input x is batch x in, its
  * weight W is out x in (a row per output, as PyTorch stores nn.Linear), its
  * output y = x W^T + b is batch x out.
+ *
+ * How the grader compares (README §11): each function says which results
+ * are "bit for bit" (one right answer, given the order of operations and
+ * the types it states) and which carry a tolerance, how large and why. A
+ * tolerance is there only for what the spec leaves free: the summation
+ * order of cblas_sgemm (OpenBLAS picks its kernel by CPU), the order of a
+ * float sum the spec does not fix, and the C library's expf and logf. Every
+ * operation the spec fixes around such a sum is checked bit for bit on
+ * inputs where the sum has no freedom left (one term, or exact terms). The
+ * course compiles with -std=c11, in which GCC fuses no a * b + c on its
+ * own: a fused multiply-add is only one you write.
  */
 #ifndef LAB3_H
 #define LAB3_H
@@ -66,6 +77,7 @@ typedef struct lab3_linear {
  *     the FP8 value, still in scaled units (multiply by s->scale_inv to get
  *     back to x's units).
  * The scale itself does not change (delayed_update does that, between steps).
+ * Bit for bit: q, and the amax recorded in s->history.
  */
 void lab3_cast(delayed_scaler *s, const float *x, size_t n, float *q);
 
@@ -80,7 +92,14 @@ void lab3_cast(delayed_scaler *s, const float *x, size_t n, float *q);
  *         (sinv_x = L->sx.scale_inv, sinv_w = L->sw.scale_inv, multiplied
  *         first; stored in L->xq_scale_inv, L->wq_scale_inv for backward).
  *   FP32: xq = x, wq = W (copies), both scale_invs 1, y = x W^T + b.
- * The sum goes through cblas_sgemm; tests allow for its summation order.
+ * Bit for bit: xq, wq, the two scale_invs, and what follows the sum: s =
+ * sinv_x * sinv_w (one float product, first), then t = sum * s, then t +
+ * b[o], two float operations in that order, neither fused (not fmaf, not
+ * (sum * sinv_x) * sinv_w, not b through sgemm's beta). The grader checks
+ * these with in = 1, where the sum has one term and no order.
+ * Within 2 (in + 2) 2^-24 times (s sum_i |xq[r][i] wq[o][i]| + |b[o]|): y
+ * in general, for the sum goes through cblas_sgemm, whose summation order
+ * is OpenBLAS's (README §11).
  */
 void lab3_linear_forward(lab3_linear *L, const float *x, size_t batch, lab3_mode mode,
                          float *y);
@@ -95,6 +114,12 @@ void lab3_linear_forward(lab3_linear *L, const float *x, size_t batch, lab3_mode
  *   Both: db[o] += sum over rows of dy[r][o] (FP32, never quantized).
  * xq, wq and their scale_invs are the ones forward saved. dx may be NULL
  * (the first layer's input needs no gradient).
+ * Bit for bit: dyq. Within the GEMM tolerance of forward (2 (K + 2) 2^-24
+ * times the sum of the terms' magnitudes, README §11): dx and dW, whose
+ * sums are cblas_sgemm's; their scale (sinv_dy * sinv_w, sinv_dy * sinv_x:
+ * one float product each) may go in as sgemm's alpha, which a BLAS may
+ * apply to either operand. Within 2 (batch + 2) 2^-24 times (|db[o]| +
+ * sum_r |dy[r][o]|): db, a float sum over the rows in any order.
  */
 void lab3_linear_backward(lab3_linear *L, const float *dy, size_t batch, lab3_mode mode,
                           float *dx);
@@ -103,11 +128,20 @@ void lab3_linear_backward(lab3_linear *L, const float *dy, size_t batch, lab3_mo
 
 /*
  * Exercise 4 (README §5): softmax cross-entropy of batch rows of logits
- * (batch x LAB3_CLASSES) against labels (0..9). Returns the mean loss, and
- * writes its gradient with respect to the logits, multiplied by loss_scale:
- *     dlogits[r][c] = (softmax(logits[r])[c] - (c == labels[r])) * (loss_scale / batch)
- * (loss_scale / batch computed once, in float).
- * Subtract each row's max before exponentiating (README §5 says why).
+ * (batch x LAB3_CLASSES) against labels (0..9). Per row, with m the row's
+ * max (subtract it before exponentiating: README §5 says why),
+ *     e[c] = expf(l[c] - m),  S = the float sum of the e[c],
+ *     p[c] = e[c] / S (one float division),
+ *     dlogits[r][c] = (p[c] - (c == labels[r])) * g,
+ * with g = loss_scale / (float)batch computed once, in float: the gradient
+ * of the mean loss, multiplied by loss_scale. Returns the mean loss: each
+ * row's log(S) - (l[label] - m), summed over the batch in double, divided
+ * by batch in double, then rounded to float.
+ * Bit for bit: dlogits wherever every e[c] is exact (1 or 0: the grader's
+ * rows of tied logits with the others 300 below, at batches 3, 5, 7, 33 and
+ * loss scales 65536 and 1000, where (p - onehot) * loss_scale / batch gives
+ * other bits). Within 1e-5 * loss_scale / batch: dlogits elsewhere (the C
+ * library's expf, and S's order). Within 1e-5, relative: the loss (logf).
  */
 float lab3_softmax_xent(const float *logits, const uint8_t *labels, size_t batch,
                         float loss_scale, float *dlogits);
@@ -128,6 +162,7 @@ typedef struct lab3_grad_scaler {
  * g[i] = g[i] * inv, with inv = (float)(1.0 / (double)scale) (PyTorch takes
  * the reciprocal in double), not g[i] / scale. Returns true when any g[i]
  * is inf or NaN after it (found_inf).
+ * Bit for bit: every g[i] and found_inf.
  */
 bool lab3_unscale(float *g, size_t n, float scale);
 
@@ -139,6 +174,7 @@ bool lab3_unscale(float *g, size_t n, float scale);
  *   otherwise:  growth_tracker + 1; when that reaches growth_interval,
  *               scale = scale * growth_factor (only if that is finite) and
  *               growth_tracker = 0; otherwise growth_tracker is that count.
+ * Bit for bit: every field of s.
  */
 void lab3_scaler_update(lab3_grad_scaler *s, bool found_inf);
 
@@ -152,6 +188,7 @@ void lab3_scaler_update(lab3_grad_scaler *s, bool found_inf);
  * (torch.optim.SGD rounds w's update once; README §7 says where that
  * differs), for W (mw, dw) and b (mb, db). The gradients are left as they
  * are.
+ * Bit for bit: w, b, mw and mb.
  */
 void lab3_sgd_step(lab3_linear *L, float lr, float momentum);
 
@@ -189,6 +226,13 @@ typedef struct lab3_step {
  *   7. lab3_scaler_update(&gs, found_inf);
  *   8. FP8 mode: delayed_update on all six scalers (sx, sw, sdy of l1, l2),
  *      on skipped steps too.
+ * Each stage is its function's, with that function's tolerances; the step
+ * as a whole, from a golden state (README §8): skipped and the loss scaler
+ * bit for bit; the loss within 1e-4, relative; the weights and momenta
+ * within 1% of the step's change plus 2^-20 of the value; in FP8 the six
+ * scalers within 1e-5, relative (their amaxes are of GEMM outputs), in
+ * FP32 untouched. m->h and m->a are left holding this step's h and
+ * ReLU(h) (not graded).
  */
 lab3_step lab3_train_step(lab3_mlp *m, const float *x, const uint8_t *labels, size_t batch);
 
@@ -208,6 +252,7 @@ lab3_step lab3_train_step(lab3_mlp *m, const float *x, const uint8_t *labels, si
  * Truncation, q = bits >> 16, is not this cast. The 16-bit functions of
  * fp8.h (fp16_*, bf16_*) are not yours to call here: the grader refuses
  * them in lab3.c.
+ * Bit for bit: every q[i].
  */
 void lab3_to_bf16(const float *x, size_t n, uint16_t *q);
 
