@@ -129,6 +129,9 @@ refused overwrite_golden "uses open"
 refused read_solution "uses fopen"
 refused read_golden "uses fopen"
 refused kill_parent "uses (kill|getppid)"
+# libc's other names: by address (__open64 is open64's), and by name
+refused libc_alias "uses __open64 \\(libc's other name for open(64)?\\), which no submission may"
+expect_match "libc_alias: _Fork named too" "$(jq -r .build_log "$R/libc_alias.json")" "uses _Fork, which"
 refused codec "uses fp8_encode"
 refused call_reference "uses ref_lab0_encode"
 # lab0's subject links none of the course's library (the rubric's .library).
