@@ -132,6 +132,8 @@ refused kill_parent "uses (kill|getppid)"
 # libc's other names: by address (__open64 is open64's), and by name
 refused libc_alias "uses __open64 \\(libc's other name for open(64)?\\), which no submission may"
 expect_match "libc_alias: _Fork named too" "$(jq -r .build_log "$R/libc_alias.json")" "uses _Fork, which"
+expect_match "libc_alias: __libc_open64 named too" "$(jq -r .build_log "$R/libc_alias.json")" \
+    "uses __libc_open64, which"
 refused codec "uses fp8_encode"
 refused call_reference "uses ref_lab0_encode"
 # lab0's subject links none of the course's library (the rubric's .library).
