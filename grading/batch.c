@@ -193,7 +193,8 @@ static void report_similarity(const batch *b)
             continue;
         char *dir = gr_asprintf("%s/%d", top, k);
         int bad = mkdir(dir, 0755) != 0 ||
-                  (s->archive ? gr_unpack_isolated(s->source, dir, b->lab->student_files, &err)
+                  (s->archive ? gr_unpack_isolated(s->source, entry_name(s), dir,
+                                                   b->lab->student_files, &err)
                               : take_from_folder(s->source, dir, b->lab->student_files, &err));
         if (bad) {
             gr_remove_tree(dir);

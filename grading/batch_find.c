@@ -129,6 +129,10 @@ static char *id_refusal(const char *id)
         if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
             return gr_asprintf("its name holds the control character U+%04X at byte %d: "
                                "rename it", cp, (int)(p - id));
+        if (gr_invisible_char(cp))
+            return gr_asprintf("its name holds the invisible formatting character U+%04X at "
+                               "byte %d, which changes how the text around it reads (U+202E "
+                               "shows what follows reversed): rename it", cp, (int)(p - id));
         p += len;
     }
     return NULL;

@@ -168,8 +168,8 @@ static int find_in_folder(const char *folder, const char *const *wanted, char **
     for (int i = 0; wanted[i]; i++)
         found[i] = near[i] = NULL;
     int fd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return lab_errorf(err, "%s: cannot open: %s", folder, strerror(errno));
+    if (fd < 0) /* a student reads it: the folder, not its path */
+        return lab_errorf(err, "cannot open the folder: %s", strerror(errno));
     return search_folder(fd, "", 0, wanted, found, near, &entries, err);
 }
 
@@ -184,21 +184,21 @@ static int copy_found(const char *folder, const char *rel, const char *dest, con
     if (in < 0 || fstat(in, &st) != 0 || !S_ISREG(st.st_mode))
         rc = lab_errorf(err, "%s: cannot read it as a file", rel);
     else if ((out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
-        rc = lab_errorf(err, "%s: cannot create: %s", to, strerror(errno));
+        rc = lab_errorf(err, "%s: cannot copy it: %s", rel, strerror(errno));
     char buf[65536];
     ssize_t n = 0;
     long total = 0;
     while (rc == 0 && (n = read(in, buf, sizeof buf)) > 0 && total <= GR_UNPACK_MAX_FILE) {
         total += n;
         if (write(out, buf, (size_t)n) != n)
-            rc = lab_errorf(err, "%s: cannot write: %s", to, strerror(errno));
+            rc = lab_errorf(err, "%s: cannot copy it: %s", rel, strerror(errno));
     }
     if (rc == 0 && (n < 0 || total > GR_UNPACK_MAX_FILE))
         rc = lab_errorf(err, "%s: cannot read it whole", rel);
     if (in >= 0)
         close(in);
     if (out >= 0 && close(out) != 0 && rc == 0)
-        rc = lab_errorf(err, "%s: cannot write: %s", to, strerror(errno));
+        rc = lab_errorf(err, "%s: cannot copy it: %s", rel, strerror(errno));
     free(from);
     free(to);
     return rc;
@@ -626,10 +626,13 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     o.label = entry_name(s); /* the student reads it: not the instructor's paths */
     o.show = b->o->show;
     o.seed = b->o->seed;
+    /* What goes wrong here is written into the student's report: it names
+     * the entry, never the instructor's folders nor the work folder. */
     char *unpacked = gr_asprintf("%s/submission", work);
     int bad = mkdir(unpacked, 0755) != 0
-                  ? lab_errorf(&err, "%s: cannot create: %s", unpacked, strerror(errno))
-              : s->archive ? gr_unpack_isolated(s->source, unpacked, b->lab->student_files, &err)
+                  ? lab_errorf(&err, "cannot create its work folder: %s", strerror(errno))
+              : s->archive ? gr_unpack_isolated(s->source, o.label, unpacked,
+                                                b->lab->student_files, &err)
                            : take_from_folder(s->source, unpacked, b->lab->student_files, &err);
     if (bad) {
         if (write(fd, err.msg, strlen(err.msg)) < 0)

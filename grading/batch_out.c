@@ -106,11 +106,12 @@ int write_lms(const batch *b, lab_error *err)
         if (!canvas) {
             fputc(',', af.f);
             if (s->status == SUB_ERROR) {
+                /* Moodle shows its feedback as HTML (FORMAT_HTML) */
                 char *why = gr_asprintf("not graded: %s", s->error ? s->error : "an error");
-                gr_write_csv_cell(af.f, why);
+                gr_write_csv_html_cell(af.f, why);
                 free(why);
             } else if (s->status == SUB_MISSING) {
-                gr_write_csv_cell(af.f, "no submission");
+                gr_write_csv_html_cell(af.f, "no submission");
             }
         }
         fputs("\r\n", af.f);

@@ -183,11 +183,16 @@ static void head(prog *p)
 static void computing_calls(prog *p)
 {
     allow_list(p, computing, sizeof computing / sizeof computing[0]);
-    /* stdio asks whether its output is a terminal, and fstat's
-     * newfstatat names no path */
+    /* stdio asks whether its output is a terminal */
     when_arg(p, SYS_ioctl, 1, TCGETS, SECCOMP_RET_ALLOW);
+    /* No call that takes a path: fstat (SYS_fstat, above) takes a
+     * descriptor. glibc's fstat (2.33 and later) is newfstatat(fd, "",
+     * AT_EMPTY_PATH) instead, whose path a filter cannot read and the
+     * kernel follows whenever it is not empty: it is answered ENOSYS
+     * without reaching the kernel (stdio then buffers as for a pipe), and
+     * any other is forbidden, as statx is. */
 #ifdef SYS_newfstatat
-    when_arg(p, SYS_newfstatat, 3, AT_EMPTY_PATH, SECCOMP_RET_ALLOW);
+    when_arg(p, SYS_newfstatat, 3, AT_EMPTY_PATH, SECCOMP_RET_ERRNO | ENOSYS);
 #endif
     /* abort() signals the caller itself, and only itself */
     when_arg(p, SYS_tgkill, 0, (uint64_t)getpid(), SECCOMP_RET_ALLOW);

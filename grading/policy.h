@@ -10,7 +10,9 @@
  *     open close-on-exec, so gone once it runs. (The judge's child also
  *     sets Landlock, where the kernel has it: channel.c.)
  *   - gr_policy_lock, in the subject's main, after the libraries' start-up
- *     and before any call: computing only.
+ *     and before any call: computing only, and no call that takes a path
+ *     (not even a stat: glibc's fstat, newfstatat with AT_EMPTY_PATH, fails
+ *     with ENOSYS; fstat itself, on a descriptor, stays).
  * Any other system call stops the subject with SIGSYS (SECCOMP_RET_TRAP);
  * the subject's handler records its number in the arena (subject.c).
  *

@@ -10,7 +10,9 @@
  *   tap         TAP version 14, a YAML block under each test that did not pass
  *   junit       JUnit XML as Jenkins and GitLab read it
  *   csv         not a report: the one function that writes a cell of any CSV
- *               file the grader writes (the gradebook, the LMS files)
+ *               file the grader writes (the gradebook, the LMS files), cleaned
+ *               as the scorecard is, and HTML-escaped where the platform
+ *               shows the cell as HTML
  *   autolab     the text scorecard, then Autolab's one line of JSON,
  *               {"scores": {TEST: POINTS, ...}, "scoreboard": [SCORE]}, last
  *               (Autolab's "Writing autograders": the last line of the
@@ -141,16 +143,42 @@ static int utf8_next(const unsigned char *s, unsigned *cp)
     return len;
 }
 
+/* The characters that change how the text around them reads without being
+ * seen themselves: Unicode's format characters (general category Cf: the
+ * bidirectional embeddings, overrides and isolates U+202A-U+202E and
+ * U+2066-U+2069, the marks U+200E, U+200F and U+061C, the zero-width
+ * U+200B-U+200D and U+2060-U+2064, the BOM U+FEFF, the soft hyphen, the
+ * tags, ...), the line and paragraph separators, and the Hangul fillers,
+ * letters that draw nothing. Ranges, first and last. */
+static const unsigned invisible[][2] = {
+    {0x00AD, 0x00AD},   {0x0600, 0x0605},   {0x061C, 0x061C},   {0x06DD, 0x06DD},
+    {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x115F, 0x1160},
+    {0x180E, 0x180E},   {0x200B, 0x200F},   {0x2028, 0x202E},   {0x2060, 0x2064},
+    {0x2066, 0x206F},   {0x3164, 0x3164},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},
+    {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x1343F},
+    {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+};
+
+int gr_invisible_char(unsigned cp)
+{
+    for (size_t i = 0; i < sizeof invisible / sizeof invisible[0]; i++)
+        if (cp >= invisible[i][0] && cp <= invisible[i][1])
+            return 1;
+    return 0;
+}
+
 /* Whether code point cp may appear as it is at this level. CLEAN_CONTROLS
  * keeps what XML 1.0's Char and YAML's c-printable both allow, less DEL,
- * the C1 controls (a terminal obeys some of them) and a stray BOM. */
+ * the C1 controls (a terminal obeys some of them) and the invisible
+ * characters (gr_invisible_char: a right-to-left override shows what
+ * follows it reversed). */
 static int keeps(unsigned cp, clean_level level)
 {
     if (level == CLEAN_UTF8 || (level == CLEAN_CONTROLS && (cp == '\t' || cp == '\n')))
         return 1;
     if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
         return 0;
-    return cp != 0xFEFF && cp != 0xFFFE && cp != 0xFFFF;
+    return !gr_invisible_char(cp) && cp != 0xFFFE && cp != 0xFFFF;
 }
 
 /* s made safe for the level, malloc'd; NULL when out of memory. */
@@ -186,9 +214,10 @@ int gr_utf8_next(const char *s, unsigned *cp)
     return utf8_next((const unsigned char *) s, cp);
 }
 
-char *gr_clean_line(const char *s)
+/* clean_text, or the grader ends: out of memory. */
+static char *clean_or_exit(const char *s, clean_level level)
 {
-    char *c = clean_text(s ? s : "", CLEAN_LINE);
+    char *c = clean_text(s ? s : "", level);
     if (!c) {
         fputs("grader: out of memory\n", stderr);
         exit(2);
@@ -196,9 +225,15 @@ char *gr_clean_line(const char *s)
     return c;
 }
 
+char *gr_clean_line(const char *s)
+{
+    return clean_or_exit(s, CLEAN_LINE);
+}
+
 /* ---- csv ------------------------------------------------------------------------------ */
 
-void gr_write_csv_cell(FILE *out, const char *s)
+/* s, cleaned already, as one cell (gr_write_csv_cell). */
+static void csv_cell(FILE *out, const char *s)
 {
     int formula = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
     if (!formula && !strpbrk(s, ",\"\r\n")) {
@@ -214,6 +249,37 @@ void gr_write_csv_cell(FILE *out, const char *s)
         fputc(*s, out);
     }
     fputc('"', out);
+}
+
+void gr_write_csv_cell(FILE *out, const char *s)
+{
+    char *c = clean_or_exit(s, CLEAN_CONTROLS);
+    csv_cell(out, c);
+    free(c);
+}
+
+void gr_write_csv_html_cell(FILE *out, const char *s)
+{
+    char *c = clean_or_exit(s, CLEAN_CONTROLS);
+    char *h = malloc(6 * strlen(c) + 1), *o = h;
+    if (!h) {
+        fputs("grader: out of memory\n", stderr);
+        exit(2);
+    }
+    for (const char *p = c; *p; p++) {
+        const char *entity = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
+                           : *p == '"' ? "&quot;" : *p == '\'' ? "&#39;" : NULL;
+        if (entity) {
+            strcpy(o, entity);
+            o += strlen(entity);
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    csv_cell(out, h);
+    free(h);
+    free(c);
 }
 
 /* ---- a growing string -------------------------------------------------------------- */

@@ -91,15 +91,31 @@ char *gr_clean_line(const char *s);
  * when not. */
 int gr_utf8_next(const char *s, unsigned *cp);
 
+/* Whether code point cp is one that changes how the text around it reads
+ * without being seen: a bidirectional control (U+202E reverses what
+ * follows), a zero-width or other format character (Unicode's Cf), a line
+ * or paragraph separator, a Hangul filler. No output for people keeps one
+ * (gr_clean_line, gr_write_csv_cell, the scorecard), and no id may hold
+ * one. */
+int gr_invisible_char(unsigned cp);
+
 /*
  * Writes s as one cell of a CSV file, as every CSV file the grader writes
- * does. A cell beginning with '=', '+', '-', '@', a tab or a carriage return,
- * which a spreadsheet would run as a formula, is neutralised as OWASP's
- * "CSV Injection" page recommends: a ' goes before it, and the cell is
- * quoted. Then RFC 4180: a cell holding a comma, a quote or a line break is
- * quoted, each quote doubled.
+ * does. First s is cleaned as the scorecard is: invalid UTF-8, every
+ * control character but tab and newline (a terminal's escapes included)
+ * and every invisible character (gr_invisible_char) become U+FFFD. A cell
+ * beginning with '=', '+', '-', '@', a tab or a carriage return, which a
+ * spreadsheet would run as a formula, is neutralised as OWASP's "CSV
+ * Injection" page recommends: a ' goes before it, and the cell is quoted.
+ * Then RFC 4180: a cell holding a comma, a quote or a line break is quoted,
+ * each quote doubled.
  */
 void gr_write_csv_cell(FILE *out, const char *s);
+
+/* gr_write_csv_cell for a cell the platform shows as HTML (Moodle's
+ * feedback comments, stored as FORMAT_HTML): & < > " and ' are written as
+ * entities too, so a name like "<a href=...>" shows as the text it is. */
+void gr_write_csv_html_cell(FILE *out, const char *s);
 
 const char *gr_status_name(gr_status s); /* "PASS", "FAIL", "ERROR", "NOT RUN", "SKIP" */
 

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -99,7 +100,7 @@ static int extract(struct archive *a, const char *archive, const char *entry, co
     snprintf(path, sizeof path, "%s/%s", dest, name);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        return lab_errorf(err, "%s: cannot write %s: %s", archive, path, strerror(errno));
+        return lab_errorf(err, "%s: cannot write %s: %s", archive, name, strerror(errno));
     char buf[65536];
     long total = 0;
     int rc = 0;
@@ -119,12 +120,12 @@ static int extract(struct archive *a, const char *archive, const char *entry, co
             break;
         }
         if (write(fd, buf, (size_t)n) != n) {
-            rc = lab_errorf(err, "%s: cannot write: %s", path, strerror(errno));
+            rc = lab_errorf(err, "%s: cannot write %s: %s", archive, name, strerror(errno));
             break;
         }
     }
     if (close(fd) != 0 && rc == 0)
-        rc = lab_errorf(err, "%s: cannot write: %s", path, strerror(errno));
+        rc = lab_errorf(err, "%s: cannot write %s: %s", archive, name, strerror(errno));
     if (rc != 0)
         unlink(path);
     return rc;
@@ -224,16 +225,16 @@ static void set_limit(int resource, rlim_t value)
     setrlimit(resource, &r);
 }
 
-int gr_unpack_isolated(const char *archive, const char *dest, const char *const *wanted,
-                       lab_error *err)
+int gr_unpack_isolated(const char *archive, const char *name, const char *dest,
+                       const char *const *wanted, lab_error *err)
 {
     const gr_sandbox *sb = gr_sandbox_get(NULL);
     int fd = open(archive, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return lab_errorf(err, "%s: cannot read: %s", archive, strerror(errno));
+        return lab_errorf(err, "%s: cannot read: %s", name, strerror(errno));
     int fds[2];
     if ((sb->drop && chown(dest, sb->uid, sb->gid) != 0) || pipe2(fds, O_CLOEXEC) != 0) {
-        lab_errorf(err, "%s: cannot prepare its unpacking: %s", dest, strerror(errno));
+        lab_errorf(err, "%s: cannot prepare its unpacking: %s", name, strerror(errno));
         close(fd);
         return -1;
     }
@@ -246,10 +247,13 @@ int gr_unpack_isolated(const char *archive, const char *dest, const char *const 
 #ifndef __SANITIZE_ADDRESS__ /* the sanitizer's allocator needs its address space */
         set_limit(RLIMIT_AS, (rlim_t)UNPACK_AS_MIB << 20);
 #endif
+        /* entry names as UTF-8 (a zip's are), which the C locale cannot
+         * convert: a folder named é would be "an entry without a name" */
+        setlocale(LC_CTYPE, "C.UTF-8");
         lab_error why = {{0}};
         int rc = gr_sandbox_enter(sb) != 0
                      ? lab_errorf(&why, "cannot become the sandbox's user: %s", strerror(errno))
-                     : unpack(fd, archive, dest, wanted, &why);
+                     : unpack(fd, name, dest, wanted, &why);
         if (rc != 0 && write(fds[1], why.msg, strlen(why.msg)) < 0)
             _exit(2);
         _exit(rc != 0);
@@ -262,9 +266,9 @@ int gr_unpack_isolated(const char *archive, const char *dest, const char *const 
     close(fds[0]);
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return lab_errorf(err, "%s: cannot start the process that unpacks it", archive);
+        return lab_errorf(err, "%s: cannot start the process that unpacks it", name);
     if (WIFSIGNALED(status))
-        return lab_errorf(err, "%s: unpacking it was stopped by signal %d (%s)", archive,
+        return lab_errorf(err, "%s: unpacking it was stopped by signal %d (%s)", name,
                           WTERMSIG(status), strsignal(WTERMSIG(status)));
     if (WEXITSTATUS(status) != 0)
         return lab_errorf(err, "%s", msg[0] ? msg : "cannot unpack it");

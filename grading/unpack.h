@@ -37,8 +37,11 @@ int gr_unpack(const char *archive, const char *dest, const char *const *wanted, 
 /* gr_unpack in a process of its own: the archive is opened here, read there
  * under limits on CPU, memory and file size, and, where the sandbox drops
  * privileges (the grader runs as root), as its unprivileged user, with dest
- * given to that user. A crash of the reader is an error like the others. */
-int gr_unpack_isolated(const char *archive, const char *dest, const char *const *wanted,
-                       lab_error *err);
+ * given to that user. A crash of the reader is an error like the others.
+ * Its messages call the archive name (the entry as the student named it:
+ * a student reads them, and never the instructor's folders) and never
+ * name dest. */
+int gr_unpack_isolated(const char *archive, const char *name, const char *dest,
+                       const char *const *wanted, lab_error *err);
 
 #endif

@@ -9,7 +9,14 @@
 #     the lab's functions, naming them, instead of the linker's lines about
 #     the grader's objects;
 #   - one function misnamed: one line naming the function it lacks;
-#   - Lab0.c, in a folder and in a zip: "rename it lab0.c".
+#   - Lab0.c, in a folder and in a zip: "rename it lab0.c";
+#   - an archive refused for two lab0.c in folders named with a terminal's
+#     escapes (ESC, an OSC title, BEL), a right-to-left override and HTML:
+#     its message names the archive as the student named it, never by the
+#     instructor's path, in the .txt, the .json and Moodle's Feedback; no
+#     control or bidirectional character reaches a returned or LMS file or
+#     the terminal, and Moodle's Feedback (shown as HTML) holds the HTML as
+#     text.
 #
 #   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/grading/test_feedback.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -36,8 +43,15 @@ if command -v bsdtar >/dev/null 2>&1; then
 else
     (cd "$S/folder" && tar cf "$S/zipped.tar" Lab0.c)
 fi
+ESC_DIR=$(printf 'a\033]0;owned\007\033[2Jb\342\200\256gnp.exe')
+HTML_DIR='<img src=x onerror=alert(1)>'
+mkdir -p "$TMP/mk/$ESC_DIR" "$TMP/mk/$HTML_DIR"
+cp solutions/lab0/lab0.c "$TMP/mk/$ESC_DIR/"
+cp solutions/lab0/lab0.c "$TMP/mk/$HTML_DIR/"
+(cd "$TMP/mk" && bsdtar -cf "$S/twice.zip" --format zip "$ESC_DIR" "$HTML_DIR") ||
+    bad "bsdtar could not make twice.zip"
 
-"$GRADER" --batch "$S" lab0 >"$TMP/out" 2>"$TMP/err"
+"$GRADER" --batch "$S" lab0 --lms moodle >"$TMP/out" 2>"$TMP/err"
 G=$S.grades
 card() { cat "$G/$1.txt" 2>/dev/null; }
 log_of() { jq -r .build_log "$G/$1.json" 2>/dev/null; }
@@ -65,6 +79,33 @@ for id in folder zipped.zip zipped.tar; do
     expect_match "$id: rename Lab0.c" "$(card "$id")" \
         "no lab0\\.c in the submission, but a Lab0\\.c: file names are case-sensitive; rename it lab0\\.c"
 done
+
+# The refused archive: named as the student named it, nothing else of the
+# instructor's; no escape, BEL or U+202E in what is returned or imported.
+LMS=$G/lms-moodle.csv
+expect_match "twice.zip: refused, by its name" "$(jq -r .error "$G/twice.json")" \
+    "^its archive was refused: twice\\.zip: two files named lab0\\.c"
+for f in "$G/twice.txt" "$G/twice.json" "$LMS"; do
+    case $(cat "$f") in
+    *"$TMP"* | *"$ROOT"*) bad "$(basename "$f"): names a folder of the instructor's" ;;
+    *) ok ;;
+    esac
+done
+for f in "$G/twice.txt" "$LMS" "$TMP/out" "$TMP/err"; do
+    bytes=$(LC_ALL=C tr -d '\n\r -~' <"$f" | od -An -tx1 | tr -s ' \n' '  ')
+    case " $bytes " in
+    *" 1b "* | *" 07 "* | *" e2 80 ae "*)
+        bad "$(basename "$f"): a control or bidirectional character: $bytes" ;;
+    *) ok ;;
+    esac
+done
+feedback=$(csv "$LMS" | grep '^twice,')
+expect_match "moodle: the feedback says why" "$feedback" "^twice,0,.*two files named lab0\\.c"
+case $feedback in
+*"<img"*) bad "moodle: the feedback holds HTML Moodle would render: $feedback" ;;
+*) ok ;;
+esac
+expect_match "moodle: the HTML shown as text" "$feedback" "&lt;img src=x onerror=alert\\(1\\)&gt;"
 
 echo "test_feedback: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -8,10 +8,14 @@
 #     aside (alice and Alice; café with é precomposed and decomposed; Straße
 #     and STRASSE) are each an error naming the other, never a second grade;
 #   - ids that are not UTF-8 or hold a control character (a tab, a CR, ESC,
-#     the C1 byte 0x9B alone and as U+009B) and a submission folder that is
-#     a symbolic link are refused with the reason, and the batch exits 1;
-#   - no control character from an id reaches the terminal: the summary
-#     and the progress lines are clean.
+#     the C1 byte 0x9B alone and as U+009B) or an invisible formatting
+#     character (the right-to-left override U+202E, the isolate U+2067, the
+#     Arabic letter mark U+061C, a zero-width space, a BOM) and a
+#     submission folder that is a symbolic link are refused with the
+#     reason, and the batch exits 1; ordinary names past ASCII (王芳, José)
+#     are graded;
+#   - no control or bidirectional character from an id reaches the
+#     terminal: the summary and the progress lines are clean.
 #
 #   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/grading/test_ids.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -34,7 +38,10 @@ sub() { # NAME: a folder holding the solution
 for id in '=1+1' '+SUM(A1:A9)' '@x' '-2' "=cmd|' -C calc'!A0" alice Alice \
     "$(printf 'caf\303\251')" "$(printf 'cafe\314\201')" "Straße" "STRASSE" \
     "$(printf 'bad\377id')" "$(printf 'tab\tid')" "$(printf 'cr\rid')" \
-    "$(printf 'esc\033[31mred')" "$(printf 'csi\233id')" "$(printf 'c1\302\233id')"; do
+    "$(printf 'esc\033[31mred')" "$(printf 'csi\233id')" "$(printf 'c1\302\233id')" \
+    "$(printf 'rlo\342\200\256gnp.exe')" "$(printf 'rli\342\201\247id')" \
+    "$(printf 'alm\330\234id')" "$(printf 'zw\342\200\213id')" "$(printf 'bom\357\273\277id')" \
+    "王芳" "José"; do
     sub "$id"
 done
 mkdir -p "$TMP/elsewhere/linked"
@@ -75,9 +82,14 @@ expect_eq "lms: a collision is not a grade" \
     "$(csv "$LMS" | awk -F, '$1 == "alice" { print $6 }')" 0
 
 # Refused: never graded, never in the gradebook, each with its reason.
-expect_eq "refused: the count" "$(count_of refused)" 7
+expect_eq "refused: the count" "$(count_of refused)" 12
 expect_eq "refused: none in the gradebook" \
-    "$(csv "$BOOK" | grep -c -e '^bad' -e '^tab' -e '^cr' -e '^esc' -e '^csi' -e '^c1' -e '^linked')" 0
+    "$(csv "$BOOK" | grep -c -e '^bad' -e '^tab' -e '^cr' -e '^esc' -e '^csi' -e '^c1' -e '^linked' \
+        -e '^rlo' -e '^rli' -e '^alm' -e '^zw' -e '^bom')" 0
+for id in 王芳 José; do
+    expect_eq "past ASCII: $id graded" "$(field "$BOOK" "$id" 2),$(field "$BOOK" "$id" 4)" \
+        "100,graded"
+done
 out=$(cat "$TMP/out")
 # The summary shows a refused id's bad byte as U+FFFD (3 bytes): [^ ]+ matches
 # it in any locale, where . is one byte in the C locale.
@@ -87,6 +99,10 @@ expect_match "refused: a CR" "$out" "^  cr[^ ]+id +its name holds the control ch
 expect_match "refused: ESC" "$out" "^  esc.*red +its name holds the control character U\\+001B"
 expect_match "refused: a lone 0x9B" "$out" "^  csi[^ ]+id +its name is not UTF-8 \\(byte 0x9B at 3\\)"
 expect_match "refused: U+009B" "$out" "^  c1[^ ]+id +its name holds the control character U\\+009B"
+for spec in rlo:202E rli:2067 alm:061C zw:200B bom:FEFF; do
+    expect_match "refused: U+${spec#*:}" "$out" \
+        "^  ${spec%%:*}[^ ]+(gnp\\.exe|id) +its name holds the invisible formatting character U\\+${spec#*:} at byte"
+done
 expect_match "refused: a link" "$out" "^  linked +a symbolic link, which the grader does not follow"
 [ ! -e "$SUBS.grades/linked.json" ] && ok || bad "refused: the link was followed and graded"
 
@@ -94,7 +110,8 @@ expect_match "refused: a link" "$out" "^  linked +a symbolic link, which the gra
 for f in out err; do
     bytes=$(LC_ALL=C tr -d '\n -~' <"$TMP/$f" | od -An -tx1 | tr -s ' \n' '  ')
     case " $bytes " in
-    *" 1b "* | *" 09 "* | *" 0d "* | *" 9b "* | *" c2 9b "*)
+    *" 1b "* | *" 09 "* | *" 0d "* | *" 9b "* | *" c2 9b "* | *" e2 80 ae "* | *" e2 81 a7 "* | \
+        *" d8 9c "* | *" e2 80 8b "* | *" ef bb bf "*)
         bad "terminal: a control byte in the $f stream: $bytes" ;;
     *) ok ;;
     esac

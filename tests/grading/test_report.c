@@ -992,16 +992,21 @@ END_TEST
 
 /* ---- csv cells and terminal lines ---------------------------------------------------- */
 
-/* s as gr_write_csv_cell writes it, malloc'd. */
-static char *csv_cell(const char *s)
+/* Each cases[i][0] as write writes it must be cases[i][1]. */
+static void check_cells(void (*write)(FILE *, const char *), const char *const (*cases)[2],
+                        int n)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(f);
-    gr_write_csv_cell(f, s);
-    ck_assert_int_eq(fclose(f), 0);
-    return text;
+    for (int i = 0; i < n; i++) {
+        char *got = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&got, &len);
+        ck_assert_ptr_nonnull(f);
+        write(f, cases[i][0]);
+        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_msg(strcmp(got, cases[i][1]) == 0, "cell %d: got [%s], want [%s]", i, got,
+                      cases[i][1]);
+        free(got);
+    }
 }
 
 START_TEST(test_csv_cell)
@@ -1018,19 +1023,45 @@ START_TEST(test_csv_cell)
         {"-2", "\"'-2\""},
         {"@x", "\"'@x\""},
         {"\tx", "\"'\tx\""},
-        {"\rx", "\"'\rx\""},
+        /* A CR is a line break (a terminal's carriage return would hide
+         * what comes before it) */
+        {"\rx", "\"\nx\""},
         {"=cmd|' /C calc'!A0", "\"'=cmd|' /C calc'!A0\""},
         {"=HYPERLINK(\"http://x\",\"y\")", "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""},
         /* Only the first character counts. */
         {"a=1", "a=1"},
         {"x-2", "x-2"},
+        /* Cleaned as the scorecard is: a terminal's escapes (ESC, an OSC
+         * title ended by BEL, U+009B), bidirectional and invisible
+         * characters, bytes that are not UTF-8. Letters past ASCII stay. */
+        {"a\x1b]0;owned\x07" "b", "a" FFFD "]0;owned" FFFD "b"},
+        {"c1\xc2\x9b" "2J", "c1" FFFD "2J"},
+        {"rlo\xe2\x80\xae" "gnp.exe", "rlo" FFFD "gnp.exe"},
+        {"rli\xe2\x81\xa7x\xe2\x81\xa9", "rli" FFFD "x" FFFD},
+        {"zw\xe2\x80\x8bx\xef\xbb\xbf", "zw" FFFD "x" FFFD},
+        {"bad\xff", "bad" FFFD},
+        {"Jos\xc3\xa9 \xe7\x8e\x8b", "Jos\xc3\xa9 \xe7\x8e\x8b"},
+        /* an invisible character before a formula: its U+FFFD comes first */
+        {"\xe2\x80\xae=1+1", "\xef\xbf\xbd=1+1"},
     };
-    for (int i = 0; i < GRADER_COUNT(cases); i++) {
-        char *got = csv_cell(cases[i][0]);
-        ck_assert_msg(strcmp(got, cases[i][1]) == 0, "cell %d: got [%s], want [%s]", i, got,
-                      cases[i][1]);
-        free(got);
-    }
+    check_cells(gr_write_csv_cell, cases, GRADER_COUNT(cases));
+}
+END_TEST
+
+/* A cell Moodle shows as HTML: its markup is text; cleaned and quoted as
+ * any cell. */
+START_TEST(test_csv_html_cell)
+{
+    static const char *const cases[][2] = {
+        {"no submission", "no submission"},
+        {"<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"},
+        {"a & b", "a &amp; b"},
+        {"say \"hi\", 'x'", "\"say &quot;hi&quot;, &#39;x&#39;\""},
+        {"&lt;", "&amp;lt;"},
+        {"a\x1b[2J<b>\xe2\x80\xae", "a" FFFD "[2J&lt;b&gt;" FFFD},
+        {"=1+1", "\"'=1+1\""},
+    };
+    check_cells(gr_write_csv_html_cell, cases, GRADER_COUNT(cases));
 }
 END_TEST
 
@@ -1045,6 +1076,14 @@ START_TEST(test_clean_line)
         {"c1\xc2\x9b" "2J", "c1" FFFD "2J"},  /* U+009B, CSI */
         {"del\x7f", "del" FFFD},
         {"bad\xff", "bad" FFFD},
+        /* what reorders or hides text on screen: U+202E, U+2066, U+200F,
+         * U+061C, U+200B, U+FEFF, U+2028, a tag character (U+E0041) */
+        {"a\xe2\x80\xae" "b", "a" FFFD "b"},
+        {"a\xe2\x81\xa6" "b\xe2\x80\x8f", "a" FFFD "b" FFFD},
+        {"a\xd8\x9c\xe2\x80\x8b\xef\xbb\xbf", "a" FFFD FFFD FFFD},
+        {"a\xe2\x80\xa8" "b\xf3\xa0\x81\x81", "a" FFFD "b" FFFD},
+        /* and what is only a letter stays */
+        {"\xe7\x8e\x8b\xe8\x8a\xb3 \xd8\xb9\xd9\x84\xd9\x8a", "\xe7\x8e\x8b\xe8\x8a\xb3 \xd8\xb9\xd9\x84\xd9\x8a"},
     };
     for (int i = 0; i < GRADER_COUNT(cases); i++) {
         char *got = gr_clean_line(cases[i][0]);
@@ -1065,6 +1104,7 @@ static Suite *report_suite(void)
     tc = tcase_create("names");
     tcase_add_test(tc, test_format_names);
     tcase_add_test(tc, test_csv_cell);
+    tcase_add_test(tc, test_csv_html_cell);
     tcase_add_test(tc, test_clean_line);
     suite_add_tcase(s, tc);
 

@@ -111,6 +111,10 @@ case $seen in *"$SEED"*) bad "seed_leak: its output shows the seed" ;; *) ok ;; 
 expect_eq "no report holds the seed" "$(grep -rl -- "$SEED" "$R" | wc -l | tr -d ' ')" 0
 # Run by root, the grader runs submissions as nobody (sandbox.h).
 expect_eq "not_root: full marks, so not run as root" "$(field not_root 2)" 100
+# No stat-family call reaches a path, AT_EMPTY_PATH or not: a stat that
+# worked would have made its answers wrong.
+expect_eq "stat_anywhere: full marks, so no stat reached a path" \
+    "$(field stat_anywhere 2),$(field stat_anywhere 4)" "100,graded"
 
 # refused NAME PATTERN: no build, score 0, the build log says why.
 refused() {
@@ -125,6 +129,11 @@ refused overwrite_golden "uses open"
 refused read_solution "uses fopen"
 refused read_golden "uses fopen"
 refused kill_parent "uses (kill|getppid)"
+# libc's other names: by address (__open64 is open64's), and by name
+refused libc_alias "uses __open64 \\(libc's other name for open(64)?\\), which no submission may"
+expect_match "libc_alias: _Fork named too" "$(jq -r .build_log "$R/libc_alias.json")" "uses _Fork, which"
+expect_match "libc_alias: __libc_open64 named too" "$(jq -r .build_log "$R/libc_alias.json")" \
+    "uses __libc_open64, which"
 refused codec "uses fp8_encode"
 refused call_reference "uses ref_lab0_encode"
 # lab0's subject links none of the course's library (the rubric's .library).
@@ -186,7 +195,7 @@ fi
 # namespaces), Landlock keeps the same view, where the kernel has it.
 L=$TMP/landlock
 for id in good1 include_secret include_solution include_classmate raw_write exit93 raw_open \
-    raw_exec wordexp_shell not_root; do
+    raw_exec wordexp_shell not_root stat_anywhere; do
     mkdir -p "$L/$id" && cp "$SUBS/$id/lab0.c" "$L/$id/"
 done
 FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
@@ -196,6 +205,9 @@ if grep -q "Landlock (ABI" "$TMP/ll.err"; then
     expect_eq "no bwrap: good1 full marks" "$(lfield good1 2),$(lfield good1 4)" "100,graded"
     # run by root, the judge starts the subject as nobody
     expect_eq "no bwrap: not_root full marks" "$(lfield not_root 2),$(lfield not_root 4)" "100,graded"
+    # Landlock has no right that covers stat: the filter alone keeps it
+    expect_eq "no bwrap: stat_anywhere full marks, so no stat reached a path" \
+        "$(lfield stat_anywhere 2),$(lfield stat_anywhere 4)" "100,graded"
     for id in include_secret include_solution include_classmate; do
         expect_eq "no bwrap: $id refused" "$(lfield $id 2),$(lfield $id 4)" "0,build_failed"
         expect_match "no bwrap: $id: the compiler's own message" \
