@@ -6,6 +6,13 @@
  *
  * README.md (the handout) explains every function below; the section named
  * next to each one is where to look when the grader says it is wrong.
+ *
+ * How the grader compares (README, "Build, run, grade"): each function says
+ * which results are "bit for bit" (one right answer). In this lab every
+ * result is, and none carries a tolerance: every FP8 value is exactly a
+ * float, and every float has one right code (ties to even). Codes are
+ * compared byte for byte; floats by their bits (-0 is not +0), except that
+ * any NaN matches any NaN.
  */
 #ifndef LAB0_H
 #define LAB0_H
@@ -38,6 +45,8 @@ static const lab0_format LAB0_E5M2 = {"E5M2", 5, 2, 1};
  * Exercise 1 (README §2): the value of `code`, exactly.
  * Zeros keep their sign (0x80 is -0.0). NaN codes return a NaN (any NaN);
  * E5M2's infinity codes return +-INFINITY.
+ * Bit for bit: the value of all 256 codes of each format, -0 included. A
+ * NaN code's result may be any NaN: its sign and payload are not graded.
  */
 float lab0_decode(const lab0_format *f, uint8_t code);
 
@@ -51,6 +60,9 @@ float lab0_decode(const lab0_format *f, uint8_t code);
  *       saturate == 0:  +-inf where the format has one (E5M2 0x7C / 0xFC),
  *                       otherwise NaN with x's sign (E4M3 0x7F / 0xFF).
  *   - Any NaN gives the canonical NaN 0x7F, in both modes (§6).
+ * Bit for bit: the code, in both formats and both modes (any nonzero
+ * saturate saturates: 1, 2, -1, INT_MAX and INT_MIN are tried). A NaN
+ * input must give 0x7F itself, not another NaN code.
  */
 uint8_t lab0_encode(const lab0_format *f, float x, int saturate);
 
@@ -65,6 +77,7 @@ typedef struct lab0_limits {
                               in the normal range */
 } lab0_limits;
 
+/* Bit for bit: all five fields, for E4M3 and E5M2. */
 lab0_limits lab0_format_limits(const lab0_format *f);
 
 #endif /* LAB0_H */

@@ -12,6 +12,16 @@
  *   fp8_encode(x, FP8_E4M3, true)   the saturating cast, round to nearest even
  *   fp8_decode(code, FP8_E4M3)      the exact value of a code
  *   fp8_info(FP8_E4M3)->max_finite  448 (E5M2: 57344)
+ *
+ * How the grader compares (README §10): each function says which results
+ * are "bit for bit" (one right answer, given the order of operations and
+ * the types it states). In this lab all of them are, and none carries a
+ * tolerance: each result comes from comparisons and float operations in an
+ * order the function fixes, each correctly rounded, and from no C library
+ * function whose last bit may vary (expf, log2). Floats are compared by
+ * their bits (-0 is not +0), except that any NaN matches any NaN; codes
+ * byte for byte; counts and formats exactly. The stream tests run one step
+ * at a time from the golden state.
  */
 #ifndef LAB1_H
 #define LAB1_H
@@ -33,6 +43,7 @@ typedef enum lab1_tensor {
 /*
  * Exercise 1 (README §2): the format the HYBRID recipe casts a tensor to:
  * E4M3 for the forward pass (activations and weights), E5M2 for gradients.
+ * Exactly: the format of each of the three kinds.
  */
 fp8_format lab1_format_for(lab1_tensor kind);
 
@@ -42,6 +53,8 @@ fp8_format lab1_format_for(lab1_tensor kind);
  * Exercise 2 (README §3): the largest |x[i]|, ignoring NaN elements.
  * An infinite element gives INFINITY. Returns +0.0f when n == 0 or when every
  * element is NaN (or zero).
+ * Bit for bit: the result (+0.0f, not -0.0f, when there is no nonzero
+ * magnitude).
  */
 float lab1_amax(const float *x, size_t n);
 
@@ -58,6 +71,7 @@ typedef struct lab1_cast_counts {
  * Exercise 3 (README §4): q[i] = fp8_encode(x[i] * scale, fmt, true) for
  * i < n, the product rounded to float first (one float multiplication),
  * and the counts of what was lost.
+ * Bit for bit: every q[i]. Exactly: saturated and flushed.
  */
 lab1_cast_counts lab1_scaled_cast(const float *x, size_t n, float scale, fp8_format fmt,
                                   uint8_t *q);
@@ -91,6 +105,8 @@ typedef struct lab1_delayed {
  * lab1_format_for(kind); algo, history_len and margin are stored as given;
  * every history entry (all LAB1_MAX_HISTORY of them) is +0.0f; scale and
  * scale_inv are 1.0f, so the first step runs unscaled.
+ * Bit for bit: every field, all LAB1_MAX_HISTORY history entries included
+ * (+0.0f, not -0.0f).
  */
 void lab1_delayed_init(lab1_delayed *s, lab1_tensor kind, lab1_amax_algo algo, int history_len,
                        int margin);
@@ -103,6 +119,8 @@ void lab1_delayed_init(lab1_delayed *s, lab1_tensor kind, lab1_amax_algo algo, i
  *     one step records the amax of both);
  *   - returns lab1_scaled_cast(x, n, s->scale, s->fmt, q).
  * Nothing else in s changes: the scale moves only at lab1_delayed_update.
+ * Bit for bit: q, the counts, history[0 .. L-1] (a NaN already in slot 0
+ * stays: any NaN), and scale and scale_inv, unchanged.
  */
 lab1_cast_counts lab1_delayed_cast(lab1_delayed *s, const float *x, size_t n, uint8_t *q);
 
@@ -114,6 +132,9 @@ lab1_cast_counts lab1_delayed_cast(lab1_delayed *s, const float *x, size_t n, ui
  *   - amax == 0, amax infinite or amax NaN: no information; return
  *     prev_scale unchanged;
  *   - a scale that overflows to +inf (amax tiny): return FLT_MAX.
+ * Bit for bit: the scale, in that order. The grader reaches it only through
+ * lab1_delayed_update and lab1_ema_update, which call it (README §6): it is
+ * graded in their scale and scale_inv.
  */
 float lab1_scale_from_amax(float amax, float prev_scale, fp8_format fmt, int margin);
 
@@ -129,6 +150,8 @@ float lab1_scale_from_amax(float amax, float prev_scale, fp8_format fmt, int mar
  *   3. scale = lab1_scale_from_amax(amax, scale, fmt, margin);
  *   4. scale_inv = 1.0f / scale.
  * Entries past L-1 are not touched.
+ * Bit for bit: history[0 .. L-1] (where a NaN entry rolls, any NaN), the
+ * entries past L-1 (as they were), scale and scale_inv (one float division).
  */
 void lab1_delayed_update(lab1_delayed *s);
 
@@ -142,6 +165,7 @@ void lab1_delayed_update(lab1_delayed *s);
  *   3. scale = fp8_max / amax; if that overflows to +inf, scale = FLT_MAX;
  *   4. if pow2 != 0, round scale DOWN to a power of two by clearing its
  *      mantissa bits (scale's bits & 0xFF800000).
+ * Bit for bit: the scale (one float division: not fp8_max * (1 / amax)).
  */
 float lab1_current_scale(float amax, fp8_format fmt, float epsilon, int pow2);
 
@@ -159,6 +183,7 @@ typedef struct lab1_ema {
 /*
  * Exercise 9 (README §8): fmt = lab1_format_for(kind), momentum and margin
  * as given, scale = scale_inv = 1.0f.
+ * Bit for bit: every field.
  */
 void lab1_ema_init(lab1_ema *s, lab1_tensor kind, float momentum, int margin);
 
@@ -170,6 +195,8 @@ void lab1_ema_init(lab1_ema *s, lab1_tensor kind, float momentum, int margin);
  *         move = (1.0f - momentum) * target;
  *         scale = keep + move;        (three float operations, in this order)
  *     an infinite sum becomes FLT_MAX; then scale_inv = 1.0f / scale.
+ * Bit for bit: scale and scale_inv (keep and move each rounded to float,
+ * then the sum: not fused; 1.0f - momentum in float, not in double).
  */
 void lab1_ema_update(lab1_ema *s, float amax);
 

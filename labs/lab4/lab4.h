@@ -19,6 +19,16 @@
  * nb = ceil(cols / block) blocks, the last one shorter when block does not
  * divide cols (as if padded with zeros). Scales are rows x nb bytes,
  * row-major: the scale of block j of row r is scales[r * nb + j].
+ *
+ * How the grader compares (README §9): each function says which results
+ * are "bit for bit" (one right answer, given the order of operations and
+ * the types it states). In this lab all of them are, the dot products and
+ * the GEMM included, whose order of float operations exercise 7 fixes: no
+ * result carries a tolerance. Scales and codes are compared byte for byte,
+ * floats by their bits (-0 is not +0), except that any NaN matches any NaN.
+ * Outputs have the sizes this file gives them (rows x cols codes or floats,
+ * rows x nb scales, m x n for the GEMM): a write past them fails the test,
+ * so an empty matrix gets nothing written.
  */
 #ifndef LAB4_H
 #define LAB4_H
@@ -37,6 +47,8 @@
  * Exercise 1 (README §2): the value of an E8M0 code: 2^(code - 127) for
  * code 0x00 .. 0xFE (2^-127 .. 2^127, exactly), NaN for 0xFF. There is no
  * sign bit, no zero and no infinity.
+ * Bit for bit: the value of all 256 codes (0x00's is the float subnormal
+ * 2^-127); 0xFF's may be any NaN.
  */
 float lab4_e8m0_decode(uint8_t code);
 
@@ -46,12 +58,15 @@ float lab4_e8m0_decode(uint8_t code);
  * Exercise 2 (README §3): the largest |x[i]| of a block of n elements, or NaN
  * when any element is NaN (a block with a NaN has no meaningful scale). An
  * infinite element gives INFINITY; n == 0 gives +0.0f.
+ * Bit for bit: the result (+0.0f, not -0.0f, for {-0, 0}); where it is NaN,
+ * any NaN.
  */
 float lab4_block_amax(const float *x, size_t n);
 
 /*
  * Exercise 3 (README §3): emax of an element format, the exponent of its
  * largest normal value: E4M3 8, E5M2 15, E3M2 4, E2M3 2, E2M1 2.
+ * Exactly: the five values.
  */
 int lab4_elem_emax(fp8_format elem);
 
@@ -72,6 +87,8 @@ typedef enum lab4_scale_rule {
  *   - amax == 0: 0x00 (2^-127: any scale will do, and the spec has no zero);
  *   - e < -127: 0x00 (the smallest scale); e > 127: 0xFE (cannot happen for
  *     a finite float amax: README §4 shows why).
+ * Bit for bit: the code, for the five element formats and both rules
+ * (the 0xFE branch, unreachable, is not graded).
  */
 uint8_t lab4_shared_scale(float amax, fp8_format elem, lab4_scale_rule rule);
 
@@ -86,6 +103,7 @@ uint8_t lab4_shared_scale(float amax, fp8_format elem, lab4_scale_rule rule);
  *   otherwise, with e = s - 127: code = fp8_encode(ldexpf(x, -e), elem, true)
  *     (x / 2^e, exact; then round to nearest even, saturating to +-elem_max).
  * codes is rows x cols, scales rows x nb (see the top of this file).
+ * Bit for bit: every scale and every code.
  */
 void lab4_mx_quantize(const float *x, size_t rows, size_t cols, size_t block, fp8_format elem,
                       lab4_scale_rule rule, uint8_t *codes, uint8_t *scales);
@@ -93,6 +111,7 @@ void lab4_mx_quantize(const float *x, size_t rows, size_t cols, size_t block, fp
 /*
  * Exercise 6 (README §5): the inverse: out = ldexpf(fp8_decode(code, elem), e)
  * with e = s - 127 for the element's block scale s; NaN where s == 0xFF.
+ * Bit for bit: every out value; where s == 0xFF, any NaN.
  */
 void lab4_mx_dequantize(const uint8_t *codes, const uint8_t *scales, size_t rows, size_t cols,
                         size_t block, fp8_format elem, float *out);
@@ -113,6 +132,9 @@ void lab4_mx_dequantize(const uint8_t *codes, const uint8_t *scales, size_t rows
  *         (da, db the decoded elements: fp8_decode(a[i], elem), ...)
  *     acc = acc + ldexpf(part, (sa[j] - 127) + (sb[j] - 127));
  *   return acc;
+ * Bit for bit: the result, in that order (README §6 shows a block that
+ * another order rounds otherwise); +0.0f for n == 0. A 0xFF scale's result
+ * may be any NaN.
  */
 float lab4_mx_dot(const uint8_t *a, const uint8_t *sa, const uint8_t *b, const uint8_t *sb,
                   size_t n, size_t block, fp8_format elem);
@@ -122,6 +144,7 @@ float lab4_mx_dot(const uint8_t *a, const uint8_t *sa, const uint8_t *b, const u
  * scales sa: m x ceil(k / block)), and B is given transposed, as bt: n x k
  * (scales sbt: n x ceil(k / block)), so that both are blocked along k.
  * c[i * n + j] = lab4_mx_dot(row i of A, row j of bt), for every i < m, j < n.
+ * Bit for bit: every c[i * n + j], as lab4_mx_dot's (+0.0f when k == 0).
  */
 void lab4_mx_gemm(const uint8_t *a, const uint8_t *sa, const uint8_t *bt, const uint8_t *sbt,
                   size_t m, size_t n, size_t k, size_t block, fp8_format elem, float *c);
@@ -134,6 +157,7 @@ void lab4_mx_gemm(const uint8_t *a, const uint8_t *sa, const uint8_t *bt, const 
  * times an E2M1 element can hold:
  *     S = (448.0f * 6.0f) / global_amax          (one float division)
  * global_amax 0, infinite or NaN: 1.0f; an S that overflows to +inf: FLT_MAX.
+ * Bit for bit: S (one float division: not (448.0f / global_amax) * 6.0f).
  */
 float lab4_nvfp4_tensor_scale(float global_amax);
 
@@ -148,6 +172,8 @@ float lab4_nvfp4_tensor_scale(float global_amax);
  *   otherwise: k = 1.0f / (d * (1.0f / S)), FLT_MAX if that is +inf, and
  *              code = fp8_encode(x * k, FP8_E2M1, true).
  * codes is rows x cols, scales rows x ceil(cols / 16).
+ * Bit for bit: every block scale and every code, with the parentheses above
+ * (README §7 shows codes that another order changes).
  */
 void lab4_nvfp4_quantize(const float *x, size_t rows, size_t cols, float tensor_scale,
                          uint8_t *codes, uint8_t *scales);
@@ -156,6 +182,8 @@ void lab4_nvfp4_quantize(const float *x, size_t rows, size_t cols, float tensor_
  * Exercise 11 (README §7): the inverse:
  *   out = (fp8_decode(code, FP8_E2M1) * d) * (1.0f / tensor_scale),
  * d = fp8_decode(block scale, FP8_E4M3) (so NaN where the scale is NaN).
+ * Bit for bit: every out value, with the parentheses above (a zero block
+ * scale gives -0 for a negative code); where d is NaN, any NaN.
  */
 void lab4_nvfp4_dequantize(const uint8_t *codes, const uint8_t *scales, size_t rows, size_t cols,
                            float tensor_scale, float *out);

@@ -21,6 +21,11 @@
  *   - nothing here allocates device memory (cudaMalloc would synchronize the
  *     device, and a timing would measure it); nothing prints.
  *
+ * How the grader compares (README §1, §5.1): amax, every FP8 code and every
+ * E8M0 scale bit for bit (each has one right answer); a GEMM's D within a
+ * tolerance, for its summation order is the hardware's (below); the 16
+ * bytes after every output must be left as they were.
+ *
  * The bit-exact contract (README §1): the FP8 codes and scales your kernels
  * write must equal those of the course library on the CPU, byte for byte:
  *   code  = fp8_encode(x * scale, fmt, true)          (common/fp8.h)
@@ -163,6 +168,9 @@ cudaError_t lab5_gemm_wgmma(const uint8_t *A, const uint8_t *B, const float *a_s
  * "TN"), a_scale_inv, b_scale_inv, d_scale, d_amax one float each in device
  * memory. workspace is device memory of workspace_bytes for cuBLASLt's use.
  * Returns CUBLAS_STATUS_SUCCESS or cuBLASLt's status; M, N, K multiples of 16.
+ * Not bit for bit (cuBLASLt's accumulation order is its own): each code of
+ * D within half an E4M3 step of t * d_scale plus the GEMM tolerance of §5.1
+ * (times d_scale), and *d_amax within that tolerance of max |t|.
  */
 cublasStatus_t lab5_gemm_cublaslt_fp8(cublasLtHandle_t handle, const uint8_t *A,
                                       const uint8_t *B, const float *a_scale_inv,
