@@ -54,7 +54,8 @@ endif
 # The flags nvcc builds the course's own CUDA with (gpuprobe, the GPU tests); nvcc,
 # found in step 2, builds the CUDA parts; NVIDIA's headers alone are enough for
 # the oracle tests.
-NVCC_ARCH ?= --generate-code arch=compute_89,code=[compute_89,sm_89] \
+NVCC_ARCH ?= --generate-code arch=compute_75,code=[compute_75,sm_75] \
+             --generate-code arch=compute_89,code=[compute_89,sm_89] \
              --generate-code arch=compute_90,code=sm_90
 NVCC_WERROR := $(if $(filter 1,$(WERROR)),-Werror all-warnings -Xcompiler -Werror)
 NVCCFLAGS ?= -std=c++17 -O2 -g $(NVCC_ARCH) $(NVCC_HOST) -Xcompiler -Wall,-Wextra $(NVCC_WERROR)
@@ -162,7 +163,8 @@ ORACLE_BINS := $(if $(CUDA_INC),$(ORACLE_SRCS:tests/oracle/%.cpp=$(BUILD)/tests/
 # sanitizers do not reach device code, so a SANITIZE=1 build leaves them out.
 GPU_SRCS := $(wildcard tests/gpu/*.cu)
 GPU_SKIP := $(if $(SANFLAGS),not built with SANITIZE=1,$(if $(NVCC),,nvcc not found (set CUDA_HOME or NVCC)))
-GPU_BINS := $(if $(GPU_SKIP),,$(GPU_SRCS:tests/gpu/%.cu=$(BUILD)/tests/gpu_%))
+GPU_BINS := $(if $(GPU_SKIP),,$(GPU_SRCS:tests/gpu/%.cu=$(BUILD)/tests/gpu_%) \
+            $(BUILD)/tests/gpu_test_fp8_device_sm75)
 
 BENCH_SRCS := $(wildcard tests/bench/*.cpp)
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.cpp=$(BUILD)/bench/%)
@@ -201,8 +203,20 @@ CUDA_LDLIBS  = $(if $(filter 1,$(CUDA_STANDIN)),$(abspath $(STANDIN_LIB)) -lstdc
                $(if $(CUDA_LIBDIR),-L$(CUDA_LIBDIR) -Wl$(comma)-rpath$(comma)$(CUDA_LIBDIR)) \
                $(if $(STDCXX_DIR),-Wl$(comma)-rpath$(comma)$(STDCXX_DIR)) -lcublasLt -lcudart -lstdc++)
 comma := ,
-# sm_89 (Ada) runs everything but wgmma; sm_90a (Hopper) adds wgmma and TMA.
-LAB5_ARCH   := -gencode arch=compute_89,code=sm_89 -gencode arch=compute_90a,code=sm_90a
+# lab5 runs on compute capability 7.5 and later: what needs no FP8 tensor
+# core everywhere, mma.sync from 8.9 (Ada), wgmma and TMA on 9.0 (sm_90a).
+# On a machine with a GPU (GPU_CC, common/configure.sh) it is built for that
+# GPU alone, as the grading node compiles each submission for the GPU that
+# runs it: 9.0 as sm_90a, X.Y as sm_XY. Without one, for the families it
+# runs on, so that what one of them lacks is a build error here too: 7.5,
+# the oldest, as PTX (nvcc's front end, which sees what 7.5 lacks, without
+# the assembler's time), 8.9 and 9.0a as machine code.
+LAB5_FAMILIES := -gencode arch=compute_75,code=compute_75 -gencode arch=compute_89,code=sm_89 \
+                 -gencode arch=compute_90a,code=sm_90a
+LAB5_GPU_CC := $(if $(GPU_CC),$(shell [ $(GPU_CC) -ge 75 ] && echo $(GPU_CC)))
+LAB5_ARCH   := $(if $(LAB5_GPU_CC),$(if $(filter 90,$(LAB5_GPU_CC)),\
+               -gencode arch=compute_90a$(comma)code=sm_90a,\
+               -gencode arch=compute_$(LAB5_GPU_CC)$(comma)code=sm_$(LAB5_GPU_CC)),$(LAB5_FAMILIES))
 # nvcc's host compiler is the C++ compiler the build recorded (CXX), wherever
 # it is installed, not whichever g++ comes first on PATH.
 NVCC_HOST   = $(if $(CXX_ABS),-ccbin $(CXX_ABS))
@@ -625,6 +639,14 @@ $(BUILD)/tests/oracle_%: tests/oracle/%.cpp $(HELPER_OBJS) $(LIB) $(CONFIG)
 $(BUILD)/tests/gpu_%: tests/gpu/%.cu $(LIB) $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)$(NVCC) $(NVCCFLAGS) -Icommon $< $(LIB) -lpthread -o $@
+# The device conversions again, compiled for 7.5 alone, as PTX that the
+# driver compiles at load for the GPU that runs it: below 8.9 cuda_fp8.h
+# converts in software, and so it does here on any GPU, checked bit for bit
+# on every float as the hardware conversions are.
+$(BUILD)/tests/gpu_test_fp8_device_sm75: tests/gpu/test_fp8_device.cu $(LIB) $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,NVCC,$< (compute_75))$(NVCC) $(filter-out $(NVCC_ARCH),$(NVCCFLAGS)) \
+	  -gencode arch=compute_75,code=compute_75 -Icommon $< $(LIB) -lpthread -o $@
 # The reference's cuBLASLt call and the library's own, with misaligned scales.
 $(BUILD)/tests/gpu_test_cublaslt_align: tests/gpu/test_cublaslt_align.cu \
     $(LAB5_SRCS:%=$(BUILD)/solutions/lab5/%.o) $(LIB) $(CONFIG)

@@ -24,6 +24,10 @@
 #                                  the grader gives the tools
 #   STDCXX_DIR                     the C++ compiler's libstdc++ folder when it
 #                                  is not the system's (else empty)
+#   GPU_CC                         the compute capability of this machine's
+#                                  GPU as one number (90 for 9.0), from
+#                                  nvidia-smi, or FP8LAB_GPU_CC (a build for
+#                                  another machine's); empty without one
 # and, as comments, the compilers' versions and the flags: lines that change
 # nothing in make but the file, and so rebuild everything when they change.
 # Prints one line when the file changed and an earlier one existed.
@@ -121,6 +125,15 @@ if [ -n "$CXX_ABS" ]; then
     case "$f" in /*) d=$(cd "$(dirname "$f")" 2>/dev/null && pwd -P) && outside_system "$d" && STDCXX_DIR=$d ;; esac
 fi
 
+# The GPU lab5 is built for (its first one, as gpuprobe chooses among
+# several of the same kind), asked only where nvcc is.
+GPU_CC=${FP8LAB_GPU_CC:-}
+if [ -z "$GPU_CC" ] && [ -n "$NVCC" ] && command -v nvidia-smi >/dev/null 2>&1; then
+    GPU_CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+        head -n 1 | tr -d ' .\r')
+fi
+case "$GPU_CC" in [1-9][0-9] | [1-9][0-9][0-9]) ;; *) GPU_CC="" ;; esac
+
 tmp="$config.tmp.$$"
 trap 'rm -f "$tmp"' EXIT
 {
@@ -149,6 +162,7 @@ trap 'rm -f "$tmp"' EXIT
     echo "override NVCC := $NVCC"
     echo "CUDA_INC := $CUDA_INC"
     echo "CUDA_LIBDIR := $CUDA_LIBDIR"
+    echo "GPU_CC := $GPU_CC"
 } > "$tmp" || exit 1
 
 if cmp -s "$tmp" "$config"; then

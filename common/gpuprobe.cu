@@ -1,17 +1,25 @@
 /*
  * gpuprobe.cu - says whether this machine has a GPU the course can use.
  *
- * The labs' FP8 kernels use the hardware conversions of compute capability
- * 8.9 and later (Ada, Hopper, Blackwell: cvt.rn.satfinite.e4m3x2.f32 and
- * friends), so "usable" means: the CUDA driver loads, and there is a device
- * of compute capability >= 8.9 on which a context can be created. The first
- * such device is the one reported (CUDA_VISIBLE_DEVICES chooses among them).
+ * lab5 runs on compute capability 7.5 and later, the oldest CUDA 13
+ * compiles for: below 8.9 cuda_fp8.h converts to FP8 in software, and the
+ * memory-bound kernels and the CUDA-core GEMMs run as they do on Hopper;
+ * only the FP8 tensor cores need more (mma.sync with E4M3 operands and
+ * cuBLASLt's FP8 matmul 8.9, wgmma 9.0), and the grader skips their tests
+ * by name where the GPU lacks them. So "usable" means: the CUDA driver
+ * loads, and there is a device of compute capability >= 7.5 on which a
+ * context can be created. The first such device is the one reported
+ * (CUDA_VISIBLE_DEVICES chooses among them); a newer one is preferred to an
+ * older one only through CUDA_VISIBLE_DEVICES.
  *
  * Output is one line, and the exit status says the same thing:
  *   0  GPU: NVIDIA H100 80GB HBM3, compute capability 9.0, 81079 MiB
+ *      GPU: NVIDIA A100-SXM4-80GB, compute capability 8.0, 81050 MiB; no FP8
+ *      tensor cores (mma.sync and cuBLASLt FP8 need 8.9, wgmma 9.0)
  *   1  no GPU: <why> (no driver, no device, or an error from the runtime)
- *   3  GPU too old: <name> is compute capability 8.0; FP8 needs 8.9 or later
- * `make test` runs it once and runs the GPU tests only when it exits 0.
+ *   3  GPU too old: <name> is compute capability 7.0; lab5 needs 7.5 or later
+ * `make test` runs it once and runs the GPU tests only when it exits 0; the
+ * grader reads the compute capability from the line.
  *
  * Build (the Makefile does this into build/bin/gpuprobe):
  *   nvcc -std=c++17 -O2 -Icommon common/gpuprobe.cu -o build/bin/gpuprobe
@@ -28,9 +36,9 @@ enum {
     PROBE_TOO_OLD = 3,
 };
 
-static const int kMinMajor = 8, kMinMinor = 9;
+static const int kMinMajor = 7, kMinMinor = 5;
 
-static int at_least_sm89(int major, int minor)
+static int at_least_min(int major, int minor)
 {
     return major > kMinMajor || (major == kMinMajor && minor >= kMinMinor);
 }
@@ -80,7 +88,7 @@ int main(void)
         rc = cudaGetDeviceProperties(&p, dev);
         if (rc != cudaSuccess)
             return no_gpu("cudaGetDeviceProperties", rc);
-        if (at_least_sm89(p.major, p.minor)) {
+        if (at_least_min(p.major, p.minor)) {
             chosen = dev;
             prop = p;
             break;
@@ -91,7 +99,7 @@ int main(void)
         }
     }
     if (chosen < 0) {
-        printf("GPU too old: %s is compute capability %d.%d; FP8 needs %d.%d or later\n",
+        printf("GPU too old: %s is compute capability %d.%d; lab5 needs %d.%d or later\n",
                old_prop.name, old_prop.major, old_prop.minor, kMinMajor, kMinMinor);
         return PROBE_TOO_OLD;
     }
@@ -105,7 +113,11 @@ int main(void)
     if (rc != cudaSuccess)
         return no_gpu("creating a context", rc);
 
-    printf("GPU: %s, compute capability %d.%d, %zu MiB\n", prop.name, prop.major, prop.minor,
-           prop.totalGlobalMem >> 20);
+    int cc = prop.major * 10 + prop.minor;
+    printf("GPU: %s, compute capability %d.%d, %zu MiB%s\n", prop.name, prop.major, prop.minor,
+           prop.totalGlobalMem >> 20,
+           cc < 89   ? "; no FP8 tensor cores (mma.sync and cuBLASLt FP8 need 8.9, wgmma 9.0)"
+           : cc != 90 ? "; no wgmma (it needs 9.0, sm_90a)"
+                      : "");
     return PROBE_OK;
 }

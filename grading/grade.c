@@ -443,9 +443,11 @@ static int run_tests(const gr_options *o, const char *stage, gr_report *r, lab_e
 /*
  * Whether the tests can reach a GPU: build/bin/gpuprobe (common/gpuprobe.cu)
  * run the way the runner runs, in the sandbox, with the runner's
- * environment. Returns 1, or 0 with why saying why not.
+ * environment. Returns 1, with *cc the compute capability its line names
+ * (as one number, 90 for 9.0) and why that line, or 0 with why saying why
+ * not.
  */
-static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t size)
+static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t size, int *cc)
 {
     char *probe = gr_asprintf("%s/bin/gpuprobe", o->build);
     char *log = gr_asprintf("%s/log/gpuprobe.out", stage);
@@ -465,6 +467,15 @@ static int gpu_usable(const gr_options *o, const char *stage, char *why, size_t 
         ok = pid > 0 && !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
         char *said = gr_read_head(log, 1, 300);
         snprintf(why, size, "%s", said ? said : timed_out ? "gpuprobe hung" : "gpuprobe failed");
+        const char *at = said ? strstr(said, "compute capability ") : NULL;
+        int major = 0, minor = 0;
+        if (ok && !(at && sscanf(at, "compute capability %d.%d", &major, &minor) == 2 &&
+                    major > 0 && minor >= 0 && minor <= 9)) {
+            ok = 0;
+            snprintf(why, size, "gpuprobe did not name the GPU's compute capability: %s",
+                     said ? said : "(nothing)");
+        }
+        *cc = major * 10 + minor;
         free(said);
     }
     free(probe), free(log), free(env_gpus), free(scratch);
@@ -481,6 +492,35 @@ static void skip_gpu_tests(gr_report *r, const char *why)
         free(res->message);
         res->status = GR_SKIPPED;
         res->message = gr_asprintf("it needs a GPU, and the tests found none they can use: %s", why);
+    }
+}
+
+/* Marks SKIPPED the tests that a GPU of compute capability cc cannot run
+ * (the lab's gpu_needs: an older GPU, or one other than the code's own),
+ * each saying what it needs: "needs compute capability 8.9 or later
+ * (mma.sync with E4M3 operands); this GPU is 8.0 (README §1)". */
+static void skip_beyond_gpu(gr_report *r, int cc)
+{
+    for (int k = 0; k < r->lab->ngpu_needs; k++) {
+        const grader_gpu_need *need = &r->lab->gpu_needs[k];
+        if (cc >= need->min && (!need->max || cc <= need->max))
+            continue;
+        for (int i = 0; i < r->nresults; i++) {
+            gr_result *res = &r->results[i];
+            if (strcmp(res->test->name, need->test) != 0 || res->status == GR_SKIPPED)
+                continue;
+            char upto[32] = "";
+            if (need->max && need->max != need->min)
+                snprintf(upto, sizeof upto, " to %d.%d", need->max / 10, need->max % 10);
+            else if (!need->max)
+                snprintf(upto, sizeof upto, " or later");
+            free(res->message);
+            res->status = GR_SKIPPED;
+            res->message = gr_asprintf("needs compute capability %d.%d%s (%s); this GPU is "
+                                       "%d.%d (README §1)",
+                                       need->min / 10, need->min % 10, upto, need->why,
+                                       cc / 10, cc % 10);
+        }
     }
 }
 
@@ -678,8 +718,13 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         not_run_all(r, "not run: the submission did not build");
     } else {
         char why[400];
-        if (needs_gpu(r) && !gpu_usable(o, stage, why, sizeof why))
-            skip_gpu_tests(r, why);
+        int cc = 0;
+        if (needs_gpu(r)) {
+            if (!gpu_usable(o, stage, why, sizeof why, &cc))
+                skip_gpu_tests(r, why);
+            else
+                skip_beyond_gpu(r, cc);
+        }
         if (run_tests(o, stage, r, err) != 0)
             goto done;
     }

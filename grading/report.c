@@ -490,6 +490,48 @@ static int put_clean_lines(FILE *out, const char *indent, const char *s)
     return 0;
 }
 
+/* Whether result i was skipped for a reason no earlier skipped test gave. */
+static int new_skip_reason(const gr_report *r, int i)
+{
+    if (r->results[i].status != GR_SKIPPED)
+        return 0;
+    const char *why = message_of(r, &r->results[i]);
+    for (int j = 0; j < i; j++)
+        if (r->results[j].status == GR_SKIPPED && strcmp(message_of(r, &r->results[j]), why) == 0)
+            return 0;
+    return 1;
+}
+
+/* Each skipped test's reason, once: "Why: REASON" where every one has the
+ * same (no GPU), else "Why (test, test): REASON" for each reason in turn
+ * (a GPU without what some tests need). 0, or -1 out of memory. */
+static int put_skip_reasons(FILE *out, const gr_report *r)
+{
+    int reasons = 0;
+    for (int i = 0; i < r->nresults; i++)
+        reasons += new_skip_reason(r, i);
+    for (int i = 0; i < r->nresults; i++) {
+        if (!new_skip_reason(r, i))
+            continue;
+        const char *why = message_of(r, &r->results[i]);
+        fputs("Why", out);
+        if (reasons > 1) {
+            const char *sep = " (";
+            for (int j = i; j < r->nresults; j++)
+                if (r->results[j].status == GR_SKIPPED &&
+                    strcmp(message_of(r, &r->results[j]), why) == 0) {
+                    fprintf(out, "%s%s", sep, r->results[j].test->name);
+                    sep = ", ";
+                }
+            fputc(')', out);
+        }
+        fputs(": ", out);
+        if (put_clean_lines(out, "", why) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err)
 {
     const char *const indent = "      ";
@@ -570,13 +612,8 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
     if (skipped > 0) {
         fprintf(out, "%d of %d tests SKIPPED, not passed: %d points were not graded here.\n",
                 skipped, r->nresults, skipped_points(r));
-        for (int i = 0; i < r->nresults; i++)
-            if (r->results[i].status == GR_SKIPPED) {
-                fputs("Why: ", out);
-                if (put_clean_lines(out, "", message_of(r, &r->results[i])) != 0)
-                    return lab_errorf(err, "cannot write the text report: out of memory");
-                break;
-            }
+        if (put_skip_reasons(out, r) != 0)
+            return lab_errorf(err, "cannot write the text report: out of memory");
     }
     return 0;
 }

@@ -32,6 +32,17 @@ typedef struct grader_test {
     const char *builds_on;
 } grader_test;
 
+/* A GPU test that needs more than any GPU the course runs on (compute
+ * capability 7.5 and later): SKIPPED, with why, on a GPU outside
+ * [min, max]. Compute capabilities as one number, 89 for 8.9. */
+typedef struct grader_gpu_need {
+    const char *test;
+    int min;         /* the oldest it runs on */
+    int max;         /* the newest (90 for sm_90a code, which runs on 9.0
+                        alone), or 0: any from min on */
+    const char *why; /* what needs it: "mma.sync with E4M3 operands" */
+} grader_gpu_need;
+
 typedef struct grader_lab {
     const char *name;    /* "lab0" */
     const char *title;   /* "FP8 number formats" */
@@ -62,6 +73,9 @@ typedef struct grader_lab {
     /* Has no files in data/golden: its tests compute what they expect with
      * the course library (common/), on inputs they draw themselves. */
     int no_goldens;
+    /* The GPU tests that need a newer GPU than the others, or NULL. */
+    const grader_gpu_need *gpu_needs;
+    int ngpu_needs;
 } grader_lab;
 
 /* Every lab the grader knows, in course order, NULL-terminated. */

@@ -82,6 +82,23 @@ static const grader_test tests[] = {
  * the bit-exact tests without a kernel. */
 static const char *const forbidden[] = {"fp8_*", "mx_*", "stats_*", "delayed_*", 0};
 
+/* The FP8 tensor cores: mma.sync with E4M3 operands and cuBLASLt's FP8
+ * matmul from compute capability 8.9 (Ada); wgmma and TMA, sm_90a code, on
+ * 9.0 alone. Everything else runs from 7.5 (Turing) on: below 8.9
+ * cuda_fp8.h converts in software, and the naive and tiled GEMMs use CUDA
+ * cores. The GEMM tiers compare an FP8 tensor-core GEMM with cuBLASLt's
+ * FP8 GEMM, so they need both. */
+#define PERF_GEMM "the tiers time an FP8 tensor-core GEMM against cuBLASLt's FP8 GEMM"
+#define SM90A "wgmma and TMA: sm_90a code, which runs on 9.0 alone"
+static const grader_gpu_need gpu_needs[] = {
+    {"gemm_mma", 89, 0, "mma.sync with E4M3 operands"},
+    {"gemm_wgmma_tile", 90, 90, SM90A},
+    {"gemm_wgmma", 90, 90, SM90A},
+    {"gemm_cublaslt_fp8", 89, 0, "cuBLASLt's FP8 matmul"},
+    {"perf_gemm_10", 89, 0, PERF_GEMM},
+    {"perf_gemm_50", 89, 0, PERF_GEMM},
+};
+
 /* Under --seed, these also check inputs drawn from the seed (hidden inputs). */
 static const char *const hidden[] = {"amax", "cast_e4m3", "mx_e4m3", "gemm_tiled", 0};
 
@@ -100,4 +117,6 @@ const grader_lab lab5_rubric = {
     .ntests = GRADER_COUNT(tests),
     .cuda = 1,
     .no_goldens = 1,
+    .gpu_needs = gpu_needs,
+    .ngpu_needs = GRADER_COUNT(gpu_needs),
 };

@@ -125,7 +125,8 @@ cudaError_t lab5_gemm_tiled(const uint8_t *A, const uint8_t *B, const float *a_s
  * ldmatrix (.x4) or plain 32-bit loads; a block tile of 128 x 128 with
  * 8 warps and K in steps of 64 is a good start.
  * M, N and K multiples of 128, otherwise return cudaErrorInvalidValue
- * before launching anything. The kernel body compiles only #if LAB5_SM89.
+ * before launching anything. The kernel body compiles only #if LAB5_SM89;
+ * on a GPU older than 8.9 return cudaErrorNotSupported (README §8).
  */
 cudaError_t lab5_gemm_mma(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
                           const float *b_scale_inv, float *D, int M, int N, int K,

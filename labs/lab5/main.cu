@@ -7,8 +7,10 @@
  *   ./build/lab5/lab5 --quick          a smoke test, a few seconds
  *   make bench                         the reference solution's, with --bench
  *
- * It needs an NVIDIA GPU of compute capability 8.9 or later (Ada, Hopper):
- * FP8's conversions and tensor cores. Without one it prints one line saying
+ * It needs an NVIDIA GPU of compute capability 7.5 or later (Turing on);
+ * the FP8 tensor cores need 8.9 (Ada: mma.sync, cuBLASLt FP8) and 9.0
+ * (Hopper: wgmma), and their rows say "not on this GPU" on an older one
+ * (README §1, On an older GPU). Without one it prints one line saying
  * why and exits with status 3, which `make bench` reports as skipped;
  * `./grader lab5` still compile-checks the kernels there. With one, it
  *
@@ -183,7 +185,8 @@ static const char ABOUT[] =
     "the E4M3 scale-and-cast and MXFP8 against a device-to-device copy (GB/s),\n"
     "the FP8 GEMMs against cuBLASLt FP8 and BF16 (TFLOPS); draws three plots:\n"
     "bandwidth, gemm_tflops and fp8_speedup (.png). Needs an NVIDIA GPU of\n"
-    "compute capability 8.9 or later (Ada, Hopper).\n"
+    "compute capability 7.5 or later; the FP8 tensor-core GEMMs need 8.9 (Ada),\n"
+    "wgmma 9.0 (Hopper), and are marked \"not on this GPU\" elsewhere.\n"
     "\n"
     "  --elems N         the memory-bound kernels' tensor: N floats, or 2^E\n"
     "                    (default 2^26)\n"
@@ -411,12 +414,12 @@ static void release_hold(gpu *g, unsigned ticket)
     __atomic_store_n(&g->hold_host[0], ticket, __ATOMIC_SEQ_CST);
 }
 
-static bool at_least_sm89(const cudaDeviceProp *p)
+static bool at_least_sm75(const cudaDeviceProp *p)
 {
-    return p->major > 8 || (p->major == 8 && p->minor >= 9);
+    return p->major > 7 || (p->major == 7 && p->minor >= 5);
 }
 
-/* The first device of compute capability 8.9 or later, made current (as
+/* The first device of compute capability 7.5 or later, made current (as
  * common/gpuprobe.cu chooses it). false, with why filled, when there is none. */
 static bool find_gpu(gpu *g, char *why, size_t cap)
 {
@@ -448,7 +451,7 @@ static bool find_gpu(gpu *g, char *why, size_t cap)
             snprintf(why, cap, "cudaGetDeviceProperties: %s", cudaGetErrorString(rc));
             return false;
         }
-        if (at_least_sm89(&p)) {
+        if (at_least_sm75(&p)) {
             g->dev = dev;
             g->prop = p;
         } else if (dev == count - 1) {
@@ -1488,9 +1491,23 @@ static const struct gemm_shape {
 } GEMM_SHAPES[] = {{256, 384, 512, false}, {129, 65, 97, true}};
 #define N_GEMM_SHAPES 2
 
-static bool hopper_only(fn f)
+/* The compute capability f needs, as one number (89 for 8.9), and in
+ * *exactly whether no newer one runs it (sm_90a code runs on 9.0 alone):
+ * the FP8 tensor cores, mma.sync and cuBLASLt's FP8 matmul from Ada (8.9),
+ * wgmma on Hopper (9.0); the rest from 7.5. */
+static int needs_cc(fn f, bool *exactly)
 {
-    return f == F_WGMMA_TILE || f == F_WGMMA;
+    *exactly = f == F_WGMMA_TILE || f == F_WGMMA;
+    if (*exactly)
+        return 90;
+    return f == F_MMA || f == F_LT_FP8 || f == F_Y_F32 || f == F_Y_E4M3 ? 89 : 75;
+}
+
+static bool runs_on(const gpu *g, fn f)
+{
+    bool exactly;
+    int need = needs_cc(f, &exactly), cc = g->prop.major * 10 + g->prop.minor;
+    return exactly ? cc == need : cc >= need;
 }
 
 static void validate_one_gemm(gpu *g, fn f, const gemm_case *c, gemm_bufs *b, check *chk)
@@ -1499,13 +1516,15 @@ static void validate_one_gemm(gpu *g, fn f, const gemm_case *c, gemm_bufs *b, ch
     size_t mn = (size_t)c->M * c->N;
     gemm_upload(b, c->a8, c->b8, c->a16, c->b16, c->a_scale_inv, c->b_scale_inv, c->d_scale);
     cudaError_t rc = call_gemm(g, f, b, 0, why, sizeof why);
-    if (rc == cudaErrorNotSupported && hopper_only(f) &&
-        !(g->prop.major == 9 && g->prop.minor == 0)) {
+    if (rc == cudaErrorNotSupported && !runs_on(g, f)) {
+        bool exactly;
+        int need = needs_cc(f, &exactly);
         wait_or_die(g, FN_NAME[f]);
         set_verdict(chk, UNSUPPORTED,
-                    "not on this GPU: compute capability %d.%d, wgmma needs 9.0 (it returned "
-                    "cudaErrorNotSupported, as it should)",
-                    g->prop.major, g->prop.minor);
+                    "not on this GPU: compute capability %d.%d, and it needs %d.%d%s (it "
+                    "returned cudaErrorNotSupported, as it should)",
+                    g->prop.major, g->prop.minor, need / 10, need % 10,
+                    exactly ? "" : " or later");
         return;
     }
     if (!finished(g, f, rc, why, chk))
@@ -2349,8 +2368,8 @@ int main(int argc, char **argv)
     static gpu g;
     char why[WHY_SIZE];
     if (!find_gpu(&g, why, sizeof why)) {
-        printf("lab5's demo needs an NVIDIA GPU of compute capability 8.9 or later (Ada, "
-               "Hopper): %s; the grader still compile-checks your kernels: ./grader lab5\n",
+        printf("lab5's demo needs an NVIDIA GPU of compute capability 7.5 or later: %s; the "
+               "grader still compile-checks your kernels: ./grader lab5\n",
                why);
         return EXIT_NO_GPU;
     }

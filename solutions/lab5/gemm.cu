@@ -264,7 +264,7 @@ cudaError_t lab5_gemm_tiled(const uint8_t *A, const uint8_t *B, const float *a_s
  *
  * blockIdx.x runs over N, blockIdx.y over M. M, N, K multiples of 128. */
 static constexpr int MMA_BM = 128, MMA_BN = 128, MMA_BK = 64;
-static constexpr int MMA_PITCH = MMA_BK + 16; /* bytes per shared row */
+[[maybe_unused]] static constexpr int MMA_PITCH = MMA_BK + 16; /* bytes per shared row */
 static constexpr int MMA_THREADS = 256;
 static constexpr int MMA_ALIGN = 128; /* lab5.h: M, N and K multiples of 128 */
 
@@ -408,12 +408,31 @@ gemm_mma_kernel(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
 #endif
 }
 
+/* cudaSuccess when the current device has compute capability 8.9 or later
+ * (mma.sync with E4M3 operands), cudaErrorNotSupported when not: below it
+ * the kernel above compiles to nothing. */
+static cudaError_t mma_device(void)
+{
+    int dev, major = 0, minor = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (err != cudaSuccess)
+        return err;
+    return major * 10 + minor >= 89 ? cudaSuccess : cudaErrorNotSupported;
+}
+
 cudaError_t lab5_gemm_mma(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
                           const float *b_scale_inv, float *D, int M, int N, int K,
                           cudaStream_t stream)
 {
     if (negative(M, N, K) || M % MMA_ALIGN != 0 || N % MMA_ALIGN != 0 || K % MMA_ALIGN != 0)
         return cudaErrorInvalidValue;
+    cudaError_t err = mma_device();
+    if (err != cudaSuccess)
+        return err;
     if (empty(M, N, K))
         return cudaSuccess;
     const dim3 grid(N / MMA_BN, M / MMA_BM);

@@ -402,14 +402,27 @@ static __device__ float mx_load(const float *__restrict__ x, mx_pos p, size_t ro
     return p.r < rows && c < cols ? x[p.r * cols + c] : 0.0f;
 }
 
-/* Block p, one element a lane; the whole warp calls it. __reduce_max_sync
- * is the butterfly of warp_max done by the hardware (one REDUX instruction,
- * compute capability 8.0 and later) on unsigned ints: abs_bits again. */
+/* The max of a over the 32 lanes, in every lane. __reduce_max_sync is the
+ * butterfly of warp_max done by the hardware (one REDUX instruction,
+ * compute capability 8.0 and later); before 8.0, the butterfly itself. */
+static __device__ uint32_t warp_max_bits(uint32_t a)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xFFFFFFFFu, a);
+#else
+    for (int d = WARP / 2; d > 0; d /= 2)
+        a = max(a, __shfl_xor_sync(0xFFFFFFFFu, a, d));
+    return a;
+#endif
+}
+
+/* Block p, one element a lane; the whole warp calls it. The block amax is
+ * an integer max of abs_bits, as above. */
 template <__nv_fp8_interpretation_t FMT>
 static __device__ void mx_quantize_lane(float v, mx_pos p, size_t cols, size_t nb, unsigned lane,
                                         bool ceil_rule, uint8_t *codes, uint8_t *scales)
 {
-    uint32_t a = __reduce_max_sync(0xFFFFFFFFu, abs_bits(v));
+    uint32_t a = warp_max_bits(abs_bits(v));
     uint32_t s = mx_scale_bits<FMT>(a, ceil_rule);
     size_t c = p.j * LAB5_MX_BLOCK + lane;
     if (c < cols)

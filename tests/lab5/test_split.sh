@@ -93,6 +93,94 @@ while [ $# -gt 0 ]; do
     shift; [ $# -gt 0 ] && shift
 done
 
+# ---- what each GPU grades: compute capabilities 7.5 to 9.0 -----------------------
+# The stand-in's gpuprobe names the compute capability in $B/standin/bin/
+# standin_cc. A classmate whose tensor-core GEMMs and cuBLASLt FP8 call
+# return at once with an error (so a test that runs them fails fast, and a
+# test that is skipped shows it was not run): below 8.9 those tests are
+# SKIPPED by name with what they need, and wgmma's everywhere but on 9.0;
+# the rest is graded as on Hopper; the exit status is 3 where something
+# was skipped and nothing failed.
+P=$(dirname "$G")
+mkdir -p "$SUBS/../capability"
+CAP=$SUBS/../capability
+cp tests/lab5/classmate/kernels.cu "$CAP/"
+sed -e '/^GEMM(lab5_gemm_\(mma\|wgmma_tile\|wgmma\),/d' \
+    -e 's/^extern "C" cublasStatus_t lab5_gemm_cublaslt_fp8(/static cublasStatus_t unused_fp8(/' \
+    tests/lab5/classmate/gemm.cu >"$CAP/gemm.cu"
+cat >>"$CAP/gemm.cu" <<'CU'
+GEMM(lab5_gemm_mma, refuse)
+GEMM(lab5_gemm_wgmma_tile, refuse)
+GEMM(lab5_gemm_wgmma, refuse)
+extern "C" cublasStatus_t lab5_gemm_cublaslt_fp8(cublasLtHandle_t handle, const uint8_t *A,
+                                                 const uint8_t *B, const float *a_scale_inv,
+                                                 const float *b_scale_inv, const float *d_scale,
+                                                 uint8_t *D, float *d_amax, int M, int N, int K,
+                                                 void *workspace, size_t workspace_bytes,
+                                                 cudaStream_t stream)
+{
+    (void)unused_fp8;
+    (void)handle, (void)A, (void)B, (void)a_scale_inv, (void)b_scale_inv, (void)d_scale;
+    (void)D, (void)d_amax, (void)M, (void)N, (void)K, (void)workspace, (void)workspace_bytes;
+    (void)stream;
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+CU
+sed -i 's/^#define GEMM(name, how)/static cudaError_t refuse(const uint8_t *A, const uint8_t *B, const float *sa,\
+                          const float *sb, float *D, int M, int N, int K)\
+{\
+    (void)A, (void)B, (void)sa, (void)sb, (void)D, (void)M, (void)N, (void)K;\
+    return cudaErrorNotSupported;\
+}\
+\
+#define GEMM(name, how)/' "$CAP/gemm.cu"
+CAP_TESTS=builds,amax,gemm_mma,gemm_wgmma_tile,gemm_cublaslt_fp8,perf_gemm_10
+status() { jq -r --arg t "$2" '.tests[] | select(.name == $t) | .status' "$TMP/cc$1.json"; }
+for cc in 7.5 8.0 8.6 8.9 9.0; do
+    echo "$cc" >"$P/standin_cc"
+    "$G" lab5 --dir "$CAP" --test "$CAP_TESTS" --format json -o "$TMP/cc$cc.json" \
+        >"$TMP/cc$cc.out" 2>&1
+    rc=$?
+    case $cc in 7.5 | 8.9) "$G" lab5 --dir "$CAP" --test "$CAP_TESTS" >"$TMP/cc$cc.txt" 2>&1 ;; esac
+    expect_eq "compute capability $cc: amax graded" "$(status "$cc" amax)" pass
+    case $cc in
+    7.5 | 8.0 | 8.6)
+        expect_eq "compute capability $cc: exit status (skipped, none failed)" "$rc" 3
+        for t in gemm_mma gemm_cublaslt_fp8 perf_gemm_10 gemm_wgmma_tile; do
+            expect_eq "compute capability $cc: $t" "$(status "$cc" $t)" skipped
+        done
+        expect_match "compute capability $cc: why gemm_mma" \
+            "$(jq -r '.tests[] | select(.name == "gemm_mma") | .message' "$TMP/cc$cc.json")" \
+            "^needs compute capability 8.9 or later \(mma.sync with E4M3 operands\); this GPU is $cc"
+        [ "$cc" = 7.5 ] && {
+            expect_match "compute capability 7.5: scorecard, wgmma" "$(cat "$TMP/cc7.5.txt")" \
+                "Why \(gemm_wgmma_tile\): needs compute capability 9.0 \(wgmma and TMA"
+            expect_match "compute capability 7.5: scorecard, cuBLASLt" "$(cat "$TMP/cc7.5.txt")" \
+                "Why \(gemm_cublaslt_fp8\): needs compute capability 8.9 or later \(cuBLASLt's FP8"
+            expect_match "compute capability 7.5: points not graded" "$(cat "$TMP/cc7.5.txt")" \
+                "4 of 6 tests SKIPPED, not passed: 22 points were not graded here"
+        }
+        ;;
+    8.9)
+        expect_eq "compute capability 8.9: exit status (the refusals fail)" "$rc" 1
+        for t in gemm_mma gemm_cublaslt_fp8 perf_gemm_10; do
+            expect_eq "compute capability 8.9: $t run" "$(status 8.9 $t)" fail
+        done
+        expect_eq "compute capability 8.9: gemm_wgmma_tile" "$(status 8.9 gemm_wgmma_tile)" skipped
+        expect_match "compute capability 8.9: why wgmma" "$(cat "$TMP/cc8.9.txt")" \
+            "Why: needs compute capability 9.0 \(wgmma and TMA"
+        ;;
+    9.0)
+        expect_eq "compute capability 9.0: exit status" "$rc" 1
+        for t in gemm_mma gemm_wgmma_tile gemm_cublaslt_fp8 perf_gemm_10; do
+            expect_eq "compute capability 9.0: $t run" "$(status 9.0 $t)" fail
+        done
+        ;;
+    esac
+done
+rm -f "$P/standin_cc"
+
+
 score() { jq -r '"\(.score)/\(.max_score)"' "$TMP/$1.json" 2>/dev/null; }
 not_passed() {
     jq -r '[.tests[] | select(.status != "pass") | .name] | join(" ")' "$TMP/$1.json" 2>/dev/null
