@@ -13,9 +13,8 @@ set -u
 B=${FP8LAB_BUILD:-build}
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+ROOT=$(pwd)
+. "$ROOT/tests/grading/lib.sh"
 
 for lab in lab0 lab1 lab2 lab3 lab4; do
     demo=$B/$lab/$lab

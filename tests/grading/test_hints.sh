@@ -15,9 +15,8 @@ set -u
 GRADER=${GRADER:-build/bin/grader}
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+ROOT=$(pwd)
+. "$ROOT/tests/grading/lib.sh"
 
 HINTS="lab3|truncated, not rounded|bf16_truncated
 lab3|a tie: it goes to the even code|bf16_ties_away"
