@@ -133,7 +133,7 @@ endif
 
 # ---- sources ------------------------------------------------------------------------
 
-LIB_SRCS  := $(filter-out common/fp8cli.c,$(wildcard common/*.c))
+LIB_SRCS  := $(filter-out common/fp8cli.c common/demo_stale.c,$(wildcard common/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB       := $(BUILD)/libfp8lab.a
 # What linking libfp8lab.a (and a lab) needs: zlib (common/idx.c reads .gz
@@ -365,12 +365,21 @@ $(BUILD)/solutions/%.o: solutions/%.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(ALL_CPPFLAGS) -Ilabs/$(*D) $(BLAS_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# A demo built from labs/<lab> says, when it starts, that a source there is
+# newer than it, and names make <lab> (common/demo_stale.c): ./grader <lab>
+# builds its own copy of the student's code, not the demo.
+$(BUILD)/labs/%/stale.o: common/demo_stale.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -DDEMO_LAB='"$*"' \
+	  -DDEMO_DIR='"$(CURDIR)/labs/$*"' -MMD -MP -c $< -o $@
+
 # A lab's given sources (labs/<lab>/*.c but main.c and <lab>.c, e.g. lab3's
 # model.c) go into its demos and its goldens maker, never into the graded part.
 lab_given = $(patsubst %.c,$(BUILD)/%.o,$(filter-out labs/$(1)/main.c labs/$(1)/$(1).c,\
     $(wildcard labs/$(1)/*.c)))
 define lab_rules
-$(BUILD)/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/labs/$(1)/$(1).o $(call lab_given,$(1)) $(LIB)
+$(BUILD)/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/labs/$(1)/$(1).o $(call lab_given,$(1)) \
+    $(BUILD)/labs/$(1)/stale.o $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 $(BUILD)/solutions/$(1)/$(1): $(BUILD)/labs/$(1)/main.o $(BUILD)/solutions/$(1)/$(1).o \
@@ -416,7 +425,8 @@ $(BUILD)/solutions/lab5/%.o: solutions/lab5/%.cu $(wildcard labs/lab5/*.h) $(CON
 	@mkdir -p $(@D)
 	$(call say,NVCC,$<)$(NVCC) $(LAB5_NVCCFLAGS) -c $< -o $@
 # The demo links with g++: libfp8lab.a may be sanitized (SANITIZE=1).
-$(BUILD)/lab5/lab5: $(BUILD)/labs/lab5/main.o $(LAB5_SRCS:%=$(BUILD)/labs/lab5/%.o) $(LIB)
+$(BUILD)/lab5/lab5: $(BUILD)/labs/lab5/main.o $(LAB5_SRCS:%=$(BUILD)/labs/lab5/%.o) \
+    $(BUILD)/labs/lab5/stale.o $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CXX) $(LDFLAGS) $^ $(CUDA_LDLIBS) $(LIB_LIBS) -o $@
 $(BUILD)/solutions/lab5/lab5: $(BUILD)/labs/lab5/main.o $(LAB5_SRCS:%=$(BUILD)/solutions/lab5/%.o) \

@@ -169,8 +169,19 @@ if cmp -s "$tmp" "$config"; then
     exit 0
 fi
 if [ -f "$config" ]; then
+    # What the changed lines are about, in words, each once: "the C++
+    # compiler and OpenBLAS".
     changed=$(diff "$config" "$tmp" |
-        sed -n 's/^> \(# \)\{0,1\}\(override \)\{0,1\}\([A-Za-z_+]*\).*/\3/p' | sort -u | tr '\n' ' ')
-    echo "config: ${changed}changed since the last build; rebuilding what depends on it"
+        sed -n 's/^> \(# \)\{0,1\}\(override \)\{0,1\}\([A-Za-z_+]*\).*/\3/p' |
+        sed -e 's/^\(cc\|CC_ABS\)$/the C compiler/' \
+            -e 's/^\(c++\|CXX_ABS\|STDCXX_DIR\)$/the C++ compiler/' \
+            -e 's/^\(nvcc\|NVCC\|CUDA_INC\|CUDA_LIBDIR\)$/the CUDA Toolkit/' \
+            -e 's/^BLAS_.*/OpenBLAS/' -e 's/^CHECK_.*/Check/' \
+            -e "s/^GRADER_.*_PKG$/the grader's libraries/" \
+            -e "s/^\(TOOLCHAIN_DIRS\|TOOL_PATH\)$/the toolchain's folders/" \
+            -e 's/^flags$/the make flags/' |
+        sort -u | awk '{ w[NR] = $0 } END {
+            for (i = 1; i <= NR; i++) printf "%s%s", w[i], i == NR ? "" : i == NR - 1 ? " and " : ", " }')
+    echo "config: ${changed:-the configuration} changed since the last build; rebuilding what depends on it"
 fi
 mv "$tmp" "$config"

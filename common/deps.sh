@@ -116,6 +116,33 @@ installable() {
     done | sed 's/ $//'
 }
 
+# Runs the apt-get install command "$@", its output shown on stderr as one
+# line per package it downloads, with the count and an estimate first, then
+# one line when it sets them up and one when done: a minutes-long install is
+# seen to work. Returns apt-get's exit status.
+apt_progress() {
+    status=$(mktemp) || return 1
+    start=$(date +%s)
+    { "$@" 2>&1; echo $? >"$status"; } | awk '
+        / newly installed, / { n = $1 + $3 }
+        /^Need to get / {
+            unit = $5; sub(/\/.*/, "", unit)
+            size = $4 " " unit
+            mb = $4 * (unit == "kB" ? 0.001 : unit == "GB" ? 1000 : 1)
+            # about a second a package to unpack and set up, and the
+            # download at 5 MB/s: an estimate, said as one
+            est = int((n + mb / 5 + 59) / 60)
+            printf "fp8lab: %d packages, %s to download: about %d min\n", n, size, est > "/dev/stderr"
+        }
+        /^Get:[0-9]+ / { k++; printf "  [%d/%d] %s\n", k, n, $5 > "/dev/stderr" }
+        /^Setting up / && !setup { setup = 1; print "fp8lab: unpacking and setting them up" > "/dev/stderr" }
+        /^E: / { print > "/dev/stderr" }'
+    rc=$(cat "$status")
+    [ "$rc" = 0 ] && echo "fp8lab: installed in $(($(date +%s) - start)) s" >&2
+    rm -f "$status"
+    return "${rc:-1}"
+}
+
 # apt-get update + install, as root or through password-less sudo. $1 says
 # what the packages are ("missing Debian packages", ...), for the messages.
 # Optional packages are installed where apt has them, and never stop it: with
@@ -154,7 +181,7 @@ apt_install() {
         "(optional; the tests that need it say SKIP):$left" >&2
     [ -z "$need$opt" ] && return 0
     # shellcheck disable=SC2086
-    if ! DEBIAN_FRONTEND=noninteractive $run apt-get install -y -qq $need $opt >/dev/null; then
+    if ! DEBIAN_FRONTEND=noninteractive apt_progress $run apt-get install -y -q $need $opt; then
         if [ -z "$need" ]; then
             echo "fp8lab: apt-get could not install $opt (optional): not installed" >&2
             return 0

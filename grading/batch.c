@@ -270,7 +270,7 @@ static int set_up(batch *b, lab_error *err)
     b->fingerprint = grader_fingerprint(b);
     /* Decided here, once, and inherited by every child. */
     const char *const readable[] = {o->root, b->build, NULL};
-    gr_sandbox_warn(gr_sandbox_get(readable));
+    gr_sandbox_warn(gr_sandbox_get(readable), GR_SANDBOX_SAY_ALL);
     if (make_batch_work(b, err) != 0)
         return -1;
     if (read_download(b, err) != 0 || list_submissions(b, err) != 0) {

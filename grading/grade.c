@@ -632,7 +632,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
     memset(r, 0, sizeof *r);
     const char *const readable[] = {o->root, o->build, NULL};
     const gr_sandbox *sb = gr_sandbox_get(readable);
-    gr_sandbox_warn(sb);
+    gr_sandbox_warn(sb, o->sandbox_say);
     gr_spawn_use_sandbox(sb->on);
     r->lab = lab;
     r->hidden_inputs = o->seed != NULL;

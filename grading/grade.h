@@ -11,6 +11,7 @@
 #include "error.h"
 #include "report.h"
 #include "rubric.h"
+#include "sandbox.h"
 
 /* Output beyond this many bytes per test is a flood: the test fails. */
 #define GR_OUTPUT_LIMIT (1L << 20)
@@ -27,6 +28,7 @@ typedef struct gr_options {
                                NULL: none */
     int show;               /* mismatches listed per failure */
     int keep;               /* keep the pristine tree (its path is printed) */
+    gr_sandbox_say sandbox_say; /* how much a missing sandbox is told (sandbox.h) */
 } gr_options;
 
 /*

@@ -449,6 +449,9 @@ int main(int argc, char **argv)
         return 2;
     }
     o.source_dir = source;
+    o.sandbox_say = verbose ? GR_SANDBOX_SAY_ALL
+                    : dir   ? GR_SANDBOX_SAY_OTHERS
+                            : GR_SANDBOX_SAY_OWN;
 
     gr_report r;
     lab_error err;

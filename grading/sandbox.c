@@ -356,35 +356,77 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable)
     return s;
 }
 
-/* What to do when bwrap does not run, after the warning's reason. An
- * installed bwrap that fails may not create namespaces here: in a container
- * (as root too), or, for a user who is not root, where a kernel setting
- * forbids unprivileged user namespaces: user.max_user_namespaces = 0
- * (the kernel's Documentation/admin-guide/sysctl/user.rst), or
- * kernel.apparmor_restrict_unprivileged_userns = 1, Ubuntu's AppArmor
- * restriction (https://ubuntu.com/blog/ubuntu-23-10-restricted-unprivileged-user-namespaces),
- * on by default in Ubuntu 24.04, where bwrap then fails
- * (https://github.com/containers/bubblewrap/issues/632). */
+/* The value of the kernel setting at /proc/sys/NAME (dots for slashes), or
+ * -1 where there is none. */
+static long sysctl_value(const char *name)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/sys/%s", name);
+    for (char *c = path + 10; *c; c++)
+        if (*c == '.')
+            *c = '/';
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+/* What to do when bwrap does not run, after the warning's reason: the one
+ * command that gives it its namespaces where a kernel setting is what
+ * forbids them (INSTRUCTORS.md, bwrap's namespaces, lists them by distribution):
+ *   kernel.apparmor_restrict_unprivileged_userns = 1, Ubuntu's AppArmor
+ *     restriction, on by default since Ubuntu 24.04
+ *     (https://ubuntu.com/blog/ubuntu-23-10-restricted-unprivileged-user-namespaces,
+ *     https://github.com/containers/bubblewrap/issues/632);
+ *   kernel.unprivileged_userns_clone = 0, Debian's own switch, off by
+ *     default up to Debian 10;
+ *   user.max_user_namespaces = 0, any kernel's limit
+ *     (Documentation/admin-guide/sysctl/user.rst).
+ * The first two bind only a user who is not root. Otherwise bwrap is in a
+ * container or a chroot that refuses it namespaces, as root too. */
+#define SEE_DOC "INSTRUCTORS.md, bwrap's namespaces"
 static const char *advice(const gr_sandbox *s)
 {
     if (strstr(s->why, "FP8LAB_SANDBOX"))
         return "";
     if (s->no_bwrap)
         return "; install Debian's bubblewrap (apt-get install bubblewrap)";
-    if (getuid() == 0)
-        return "; bwrap is installed but may not create namespaces here, as in a container: "
-               "grade outside it, or give it that right";
-    return "; bwrap is installed but may not create namespaces here: in a container, or "
-           "where a kernel setting forbids unprivileged user namespaces (Ubuntu 24.04's "
-           "kernel.apparmor_restrict_unprivileged_userns=1, user.max_user_namespaces=0); "
-           "allow them, or grade as root";
+    if (sysctl_value("user.max_user_namespaces") == 0)
+        return "; namespaces are off: sudo sysctl -w user.max_user_namespaces=10000 "
+               "(" SEE_DOC ")";
+    if (getuid() != 0 && sysctl_value("kernel.apparmor_restrict_unprivileged_userns") == 1)
+        return "; AppArmor forbids a user's namespaces: sudo sysctl -w "
+               "kernel.apparmor_restrict_unprivileged_userns=0 (" SEE_DOC ")";
+    if (getuid() != 0 && sysctl_value("kernel.unprivileged_userns_clone") == 0)
+        return "; a user's namespaces are off: sudo sysctl -w kernel.unprivileged_userns_clone=1 "
+               "(" SEE_DOC ")";
+    return "; this container or chroot refuses bwrap namespaces: grade outside it, or see "
+           SEE_DOC;
 }
 
-void gr_sandbox_warn(const gr_sandbox *s)
+void gr_sandbox_warn(const gr_sandbox *s, gr_sandbox_say say)
 {
     if (warned || (s->on && (s->drop || getuid() != 0)))
         return;
     warned = 1;
+    if (say != GR_SANDBOX_SAY_ALL) {
+        /* Grading one's own files: only what it means for them, and only
+         * where it means something; anyone else's: one line. */
+        if (s->on)
+            return;
+        if (say == GR_SANDBOX_SAY_OTHERS)
+            fprintf(stderr, "grader: no bwrap sandbox: the code graded runs as you, with your "
+                            "network%s (-v: why, and the fix)\n",
+                    s->landlock > 0 ? "; Landlock limits its files" : " and your files");
+        else if (s->landlock <= 0)
+            fprintf(stderr, "grader: no sandbox here: your code runs with your rights, so a bug "
+                            "that writes files can change the course's (-v: why, and the fix)\n");
+        return;
+    }
     if (!s->on && s->landlock > 0)
         fprintf(stderr, "grader: warning: no bwrap sandbox (%s): submissions run with the "
                         "grader's own user%s and its network; Landlock (ABI %d) still limits "

@@ -52,9 +52,15 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable);
  * "nobody" (jobres.h), when it drops to another user at all. */
 void gr_sandbox_set_user(uid_t uid, gid_t gid);
 
-/* Says on stderr, once per process, what the sandbox lacks (nothing when
- * it is whole). */
-void gr_sandbox_warn(const gr_sandbox *s);
+/* How much gr_sandbox_warn says: grading one's own files (labs/labN,
+ * solutions/labN), a line only where the missing sandbox puts them at risk;
+ * grading anyone's (--dir), one line; with -v and in a batch, all of it,
+ * bwrap's reason and the command that fixes it. */
+typedef enum { GR_SANDBOX_SAY_OWN, GR_SANDBOX_SAY_OTHERS, GR_SANDBOX_SAY_ALL } gr_sandbox_say;
+
+/* Says on stderr, once per process, what the sandbox lacks, as much as say
+ * asks (nothing when it is whole). */
+void gr_sandbox_warn(const gr_sandbox *s, gr_sandbox_say say);
 
 /* In a forked child, just before exec: drops to s->uid and s->gid when
  * s->drop. Returns 0, or -1 (errno set). */

@@ -308,33 +308,35 @@ grep -q "course 2026" "$TMP/parrot_seed.json" "$TMP/seeded.json" &&
 
 # ---- the sandbox, switched off ----------------------------------------------------------
 
-FP8LAB_SANDBOX=none "$GRADER" lab0 --solution >/dev/null 2>"$TMP/nobox.err"
+FP8LAB_SANDBOX=none "$GRADER" lab0 --solution -v >/dev/null 2>"$TMP/nobox.err"
 expect_eq "FP8LAB_SANDBOX=none: still grades" "$?" 0
 expect_match "FP8LAB_SANDBOX=none: says there is no sandbox" "$(cat "$TMP/nobox.err")" \
     "^grader: warning: no (bwrap )?sandbox \\(FP8LAB_SANDBOX=none\\)"
 
 # bwrap installed but unable to start (a container, a kernel that forbids
 # its namespaces): a stand-in that fails as bwrap does, its message in two
-# writes. The warning gives the whole reason and says that bwrap is there;
-# without bwrap on PATH, it says to install it. Grading goes on (Landlock).
+# writes. With -v, the warning gives the whole reason and what gives bwrap
+# its namespaces; without bwrap on PATH, it says to install it
+# (tests/grading/test_sandbox_say.sh: what is said without -v). Grading goes
+# on (Landlock).
 mkdir -p "$TMP/bin" "$TMP/nobwrap"
 chmod 711 "$TMP"
 printf '%s\n' '#!/bin/sh' "printf 'bwrap: ' >&2" 'sleep 0.2' \
     "printf 'Creating new namespace failed: Operation not permitted\\n' >&2" 'exit 1' \
     >"$TMP/bin/bwrap"
 chmod 755 "$TMP/bin" "$TMP/bin/bwrap"
-PATH="$TMP/bin:$PATH" env -u FP8LAB_SANDBOX "$GRADER" lab0 --solution --test encode_exact >/dev/null 2>"$TMP/fakebox.err"
+PATH="$TMP/bin:$PATH" env -u FP8LAB_SANDBOX "$GRADER" lab0 --solution --test encode_exact -v >/dev/null 2>"$TMP/fakebox.err"
 expect_eq "bwrap that cannot start: still grades" "$?" 0
 expect_match "bwrap that cannot start: its whole reason" "$(cat "$TMP/fakebox.err")" \
     "^grader: warning: no (bwrap )?sandbox \\(bwrap: Creating new namespace failed: Operation not permitted"
 expect_match "bwrap that cannot start: what to do" "$(cat "$TMP/fakebox.err")" \
-    "bwrap is installed but may not create namespaces here"
+    "sysctl -w|container or chroot refuses bwrap namespaces"
 grep -q "install bubblewrap" "$TMP/fakebox.err" && bad "bwrap that cannot start: says to install it" || ok
 # The system's programs but bwrap.
 for f in /usr/bin/* /bin/*; do
     [ "${f##*/}" = bwrap ] || ln -sf "$f" "$TMP/nobwrap/"
 done
-PATH="$TMP/nobwrap" env -u FP8LAB_SANDBOX "$GRADER" lab0 --solution --test encode_exact >/dev/null 2>"$TMP/nobwrap.err"
+PATH="$TMP/nobwrap" env -u FP8LAB_SANDBOX "$GRADER" lab0 --solution --test encode_exact -v >/dev/null 2>"$TMP/nobwrap.err"
 expect_eq "no bwrap: still grades" "$?" 0
 expect_match "no bwrap: says so, and to install it" "$(cat "$TMP/nobwrap.err")" \
     "^grader: warning: no (bwrap )?sandbox \\(bwrap is not installed\\).*apt-get install bubblewrap"
