@@ -179,7 +179,7 @@ if [ -f "$config" ]; then
             -e 's/^BLAS_.*/OpenBLAS/' -e 's/^CHECK_.*/Check/' \
             -e "s/^GRADER_.*_PKG$/the grader's libraries/" \
             -e "s/^\(TOOLCHAIN_DIRS\|TOOL_PATH\)$/the toolchain's folders/" \
-            -e 's/^flags$/the make flags/' |
+            -e 's/^flags$/the make flags/' -e 's/^GPU_CC$/the GPU/' |
         sort -u | awk '{ w[NR] = $0 } END {
             for (i = 1; i <= NR; i++) printf "%s%s", w[i], i == NR ? "" : i == NR - 1 ? " and " : ", " }')
     echo "config: ${changed:-the configuration} changed since the last build; rebuilding what depends on it"
