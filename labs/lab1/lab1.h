@@ -132,9 +132,9 @@ lab1_cast_counts lab1_delayed_cast(lab1_delayed *s, const float *x, size_t n, ui
  *   - amax == 0, amax infinite or amax NaN: no information; return
  *     prev_scale unchanged;
  *   - a scale that overflows to +inf (amax tiny): return FLT_MAX.
- * Bit for bit: the scale, in that order. The grader reaches it only through
- * lab1_delayed_update and lab1_ema_update, which call it (README §6): it is
- * graded in their scale and scale_inv.
+ * Bit for bit: the scale, in that order: through lab1_delayed_update and
+ * lab1_ema_update, which call it (README §6), and called directly with the
+ * amaxes and margins of the update_margin test.
  */
 float lab1_scale_from_amax(float amax, float prev_scale, fp8_format fmt, int margin);
 
