@@ -408,20 +408,32 @@ gemm_mma_kernel(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
 #endif
 }
 
+/* Device dev's compute capability as one number (89 for 8.9) and its SM
+ * count. */
+static cudaError_t device_cc(int dev, int *cc, int *sms)
+{
+    int major = 0, minor = 0;
+    cudaError_t err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    *cc = major * 10 + minor;
+    return err;
+}
+
 /* cudaSuccess when the current device has compute capability 8.9 or later
  * (mma.sync with E4M3 operands), cudaErrorNotSupported when not: below it
  * the kernel above compiles to nothing. */
 static cudaError_t mma_device(void)
 {
-    int dev, major = 0, minor = 0;
+    int dev, cc = 0, sms = 0;
     cudaError_t err = cudaGetDevice(&dev);
     if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        err = device_cc(dev, &cc, &sms);
     if (err != cudaSuccess)
         return err;
-    return major * 10 + minor >= 89 ? cudaSuccess : cudaErrorNotSupported;
+    return cc >= 89 ? cudaSuccess : cudaErrorNotSupported;
 }
 
 cudaError_t lab5_gemm_mma(const uint8_t *A, const uint8_t *B, const float *a_scale_inv,
@@ -961,19 +973,15 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tmap_a,
 static cudaError_t wgmma_device(int *sms)
 {
     static int known[MAX_DEVICES]; /* 0: not asked, -1: not 9.0, else the SM count */
-    int dev, major = 0, minor = 0, count = 0;
+    int dev, cc = 0, count = 0;
     cudaError_t err = cudaGetDevice(&dev);
     if (err != cudaSuccess)
         return err;
     if (dev >= MAX_DEVICES || known[dev] == 0) {
-        err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        if (err == cudaSuccess)
-            err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-        if (err == cudaSuccess)
-            err = cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);
+        err = device_cc(dev, &cc, &count);
         if (err != cudaSuccess)
             return err;
-        const int answer = (major == 9 && minor == 0 && count > 0) ? count : -1;
+        const int answer = (cc == 90 && count > 0) ? count : -1;
         if (dev >= MAX_DEVICES) {
             *sms = answer;
             return answer > 0 ? cudaSuccess : cudaErrorNotSupported;
