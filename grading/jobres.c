@@ -159,7 +159,7 @@ void gr_jobres_init(int jobs, int cuda)
         snprintf(why_uid, sizeof why_uid, "the grader is not root");
         snprintf(why_cg, sizeof why_cg, "the grader is not root");
     } else {
-        if (!sb->on || !sb->drop) {
+        if (!sb->drop) {
             snprintf(why_uid, sizeof why_uid, "the sandbox does not run submissions as another "
                                               "user");
         } else {

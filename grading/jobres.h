@@ -10,7 +10,7 @@
  *   - a CPU of its own, the one its judge and subject stay on (channel.c):
  *     no two jobs on one CPU while the grader may use another (with more
  *     jobs than CPUs, they take them in turn).
- * Where they cannot be had (not root, no bwrap to run as another user,
+ * Where they cannot be had (not root, no sandbox to run as another user,
  * cgroup v2, no free user ids), the batch says so once and the jobs share
  * the sandbox's user and the grader's cgroup, with the per-process limits
  * alone (spawn.c).
