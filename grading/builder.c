@@ -704,27 +704,33 @@ static FILE *rewrite_log(const char *path)
     return f;
 }
 
-/* Removes from the log at path every occurrence of each prefix (most
- * specific first): the compiler and linker name the grader's folders (the
- * stage, the build, the course), and a student's feedback names only the
- * student's files, as the student named them ("lab1.c:12:5"). */
-static void strip_prefixes(const char *path, const char *const *prefixes)
+/* Replaces in the log at path every occurrence of each from[i] by to[i]
+ * (from NULL-terminated; in order, so the most specific first). */
+static void replace_in_log(const char *path, const char *const *from, const char *const *to)
 {
     size_t len;
     char *text = gr_read_file(path, BUILD_LOG_MAX, &len);
-    if (!text)
-        return;
-    for (int i = 0; prefixes[i]; i++) {
-        size_t plen = strlen(prefixes[i]);
-        char *w = text, *r = text, *hit;
-        while ((hit = strstr(r, prefixes[i])) != NULL) {
-            memmove(w, r, (size_t)(hit - r));
+    for (int i = 0; text && from[i]; i++) {
+        size_t flen = strlen(from[i]), tlen = strlen(to[i]), hits = 0;
+        for (const char *r = text; (r = strstr(r, from[i])) != NULL; r += flen)
+            hits++;
+        if (hits == 0)
+            continue;
+        char *out = malloc(strlen(text) + hits * tlen + 1), *w = out;
+        const char *r = text, *hit;
+        while (out && (hit = strstr(r, from[i])) != NULL) {
+            memcpy(w, r, (size_t)(hit - r));
             w += hit - r;
-            r = hit + plen;
+            memcpy(w, to[i], tlen);
+            w += tlen;
+            r = hit + flen;
         }
-        memmove(w, r, strlen(r) + 1);
+        if (out)
+            strcpy(w, r);
+        free(text);
+        text = out;
     }
-    FILE *f = rewrite_log(path);
+    FILE *f = text ? rewrite_log(path) : NULL;
     if (f) {
         fputs(text, f);
         fclose(f);
@@ -933,8 +939,16 @@ int gr_build_runner(const gr_options *o, const char *stage)
         fclose(all);
     char *stage_src = gr_asprintf("%s/src/", stage), *stage_dir = gr_asprintf("%s/", stage);
     char *build_dir = gr_asprintf("%s/", o->build), *root_dir = gr_asprintf("%s/", o->root);
-    const char *const prefixes[] = {stage_src, stage_dir, build_dir, root_dir, NULL};
-    strip_prefixes(log, prefixes);
+    /* The compiler and linker name the grader's folders (the stage, the
+     * build, the course): a student's feedback names only the student's
+     * files, as the student named them ("lab1.c:12:5"). And a file the view
+     * hides reads as one that does not exist: bwrap shows no such file,
+     * Landlock refuses it ("Permission denied", as for the file of another
+     * user), and the log tells neither what lies outside the view. */
+    const char *const from[] = {stage_src, stage_dir, build_dir, root_dir,
+                                ": Permission denied", NULL};
+    const char *const to[] = {"", "", "", "", ": No such file or directory"};
+    replace_in_log(log, from, to);
     free(stage_src), free(stage_dir), free(build_dir), free(root_dir);
     for (int i = 0; i < nobj; i++)
         free(objs[i]), free(plains[i]);

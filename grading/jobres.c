@@ -1,13 +1,15 @@
 /*
- * jobres.c - a user id and a cgroup of its own for each job of a batch
- * (jobres.h).
+ * jobres.c - a user id, a cgroup and a CPU of its own for each job of a
+ * batch (jobres.h).
  */
+#define _GNU_SOURCE
 #include "jobres.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,7 @@ static const char *const CONTROLLERS[] = {"pids", "memory", "cpu"};
 
 static int nslots, have_uids, have_cg;
 static uid_t uids[MAX_SLOTS];
+static int ncpus, cpus[CPU_SETSIZE]; /* the CPUs the grader may use, in order */
 static char base[NCONTROLLERS][1024]; /* <mount><own cgroup>/fp8lab-<pid> */
 
 /* Writes text to path; 0 or -1. */
@@ -145,12 +148,18 @@ void gr_jobres_init(int jobs, int cuda)
 {
     char why_uid[200] = "", why_cg[300] = "";
     nslots = jobs < MAX_SLOTS ? jobs : MAX_SLOTS;
+    cpu_set_t allowed;
+    ncpus = 0;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &allowed))
+                cpus[ncpus++] = c;
     const gr_sandbox *sb = gr_sandbox_get(NULL);
     if (geteuid() != 0) {
         snprintf(why_uid, sizeof why_uid, "the grader is not root");
         snprintf(why_cg, sizeof why_cg, "the grader is not root");
     } else {
-        if (!sb->on || !sb->drop) {
+        if (!sb->drop) {
             snprintf(why_uid, sizeof why_uid, "the sandbox does not run submissions as another "
                                               "user");
         } else {
@@ -185,6 +194,16 @@ void gr_jobres_enter(int slot)
         return;
     if (have_uids)
         gr_sandbox_set_user(uids[slot], NOGROUP);
+    /* Its CPU: slot k the k-th the grader may use, round the list again
+     * when there are more jobs than CPUs. The judge keeps itself and its
+     * subject on the CPU it runs on (channel.c): left to the scheduler, two
+     * judges that started on one CPU would share it to the end. */
+    if (nslots > 1 && ncpus > 1) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[slot % ncpus], &one);
+        sched_setaffinity(0, sizeof one, &one);
+    }
     for (int c = 0; have_cg && c < NCONTROLLERS; c++) {
         char *file = slot_path(c, slot, "cgroup.procs"), pid[32];
         snprintf(pid, sizeof pid, "%ld", (long)getpid());

@@ -6,8 +6,11 @@
  *     process limit, which the kernel counts per user, is then the job's own;
  *   - a cgroup of its own (cgroup v1: pids, memory, which counts the tmpfs
  *     pages it writes, and cpu, an equal share each), below the grader's
- *     own, made when the batch starts and removed when it ends.
- * Where they cannot be had (not root, no bwrap to run as another user,
+ *     own, made when the batch starts and removed when it ends;
+ *   - a CPU of its own, the one its judge and subject stay on (channel.c):
+ *     no two jobs on one CPU while the grader may use another (with more
+ *     jobs than CPUs, they take them in turn).
+ * Where they cannot be had (not root, no sandbox to run as another user,
  * cgroup v2, no free user ids), the batch says so once and the jobs share
  * the sandbox's user and the grader's cgroup, with the per-process limits
  * alone (spawn.c).
@@ -23,7 +26,7 @@
 void gr_jobres_init(int jobs, int cuda);
 
 /* In the child that grades for slot: takes the slot's user id for the
- * sandbox and joins the slot's cgroups. */
+ * sandbox, joins the slot's cgroups and keeps to the slot's CPU. */
 void gr_jobres_enter(int slot);
 
 /* In the parent, once slot's child is gone: kills whatever is left in the

@@ -314,6 +314,34 @@ static void find_gpu_devices(gr_sandbox *s)
         closedir(d);
 }
 
+/* Whether s's user can read and enter each of the NULL-terminated paths. */
+static int user_reads(const gr_sandbox *s, const char *const *readable)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (gr_sandbox_enter(s) != 0)
+            _exit(2);
+        for (int i = 0; readable && readable[i]; i++)
+            if (access(readable[i], R_OK | X_OK) != 0)
+                _exit(3);
+        _exit(0);
+    }
+    int status;
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+/* Without bwrap, as root: what runs under Landlock runs as nobody too, where
+ * nobody can read the course (else as root, and the warning says so). */
+static const gr_sandbox *without_bwrap(gr_sandbox *s, const char *const *readable)
+{
+    if (getuid() == 0) {
+        s->drop = 1;
+        s->drop = user_reads(s, readable);
+    }
+    return s;
+}
+
 const gr_sandbox *gr_sandbox_get(const char *const *readable)
 {
     if (decided)
@@ -322,18 +350,18 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable)
     gr_sandbox *s = &the_sandbox;
     memset(s, 0, sizeof *s);
     s->landlock = gr_landlock_abi();
+    struct passwd *pw = getpwnam("nobody");
+    s->uid = pw ? pw->pw_uid : NOBODY_ID;
+    s->gid = pw ? pw->pw_gid : NOBODY_ID;
     const char *mode = getenv("FP8LAB_SANDBOX");
     if (mode && strcmp(mode, "none") == 0) {
         snprintf(s->why, sizeof s->why, "FP8LAB_SANDBOX=none");
-        return s;
+        return without_bwrap(s, readable);
     }
     for (int i = 0, k = 0; readable && readable[i] && k < 3; i++)
         if ((s->ro[k] = realpath(readable[i], NULL)) != NULL)
             k++;
     find_gpu_devices(s);
-    struct passwd *pw = getpwnam("nobody");
-    s->uid = pw ? pw->pw_uid : NOBODY_ID;
-    s->gid = pw ? pw->pw_gid : NOBODY_ID;
     /* Two reasons and "; as nobody: " fit s->why. */
     char why[(sizeof s->why - 16) / 2] = "";
     if (getuid() == 0) {
@@ -353,7 +381,7 @@ const gr_sandbox *gr_sandbox_get(const char *const *readable)
                  why[0] && !s->no_bwrap ? "; as nobody: " : "", s->no_bwrap ? "" : why);
     else if (why[0])
         snprintf(s->why, sizeof s->why, "%s", why);
-    return s;
+    return s->on ? s : without_bwrap(s, readable);
 }
 
 /* The value of the kernel setting at /proc/sys/NAME (dots for slashes), or
@@ -428,14 +456,16 @@ void gr_sandbox_warn(const gr_sandbox *s, gr_sandbox_say say)
         return;
     }
     if (!s->on && s->landlock > 0)
-        fprintf(stderr, "grader: warning: no bwrap sandbox (%s): submissions run with the "
-                        "grader's own user%s and its network; Landlock (ABI %d) still limits "
-                        "what they can read and write%s\n", s->why,
-                getuid() == 0 ? " (root)" : "", s->landlock, advice(s));
+        fprintf(stderr, "grader: warning: no bwrap sandbox (%s): submissions run %s and "
+                        "with the grader's network; Landlock (ABI %d) still limits what they "
+                        "can read and write%s\n", s->why,
+                s->drop ? "as nobody" : getuid() == 0 ? "with the grader's own user (root)"
+                                                      : "with the grader's own user",
+                s->landlock, advice(s));
     else if (!s->on)
         fprintf(stderr, "grader: warning: no sandbox (%s) and no Landlock in this kernel: "
-                        "submissions run with the grader's own rights, its network and a "
-                        "writable view of its files%s\n", s->why, advice(s));
+                        "submissions run %s, with its network and a view of its files%s\n",
+                s->why, s->drop ? "as nobody" : "with the grader's own rights", advice(s));
     else
         fprintf(stderr, "grader: warning: submissions run as root inside the sandbox (%s)\n",
                 s->why);

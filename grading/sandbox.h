@@ -16,7 +16,8 @@
  * Where bwrap cannot run (FP8LAB_SANDBOX=none, bwrap missing, or a
  * container that refuses it namespaces), the same view is enforced by the
  * kernel's Landlock, where it has Landlock: the step can read, write and
- * run only what bwrap would show it. The grader says once what is missing.
+ * run only what bwrap would show it; run by root, the grader runs it as
+ * "nobody" there too. The grader says once what is missing.
  *
  * Not for: the limits on time, memory, files and processes (spawn.c sets
  * them, sandbox or not).
@@ -30,7 +31,8 @@
 
 typedef struct gr_sandbox {
     int on;           /* processes run inside bwrap */
-    int drop;         /* ... as uid, gid (the grader runs as root) */
+    int drop;         /* ... as uid, gid (the grader runs as root), in bwrap
+                         or, without it, under Landlock */
     uid_t uid;
     gid_t gid;
     int landlock;     /* the kernel's Landlock ABI version; 0: none */

@@ -17,10 +17,16 @@
 #include "atomic_file.h"
 #include "grade.h"
 #include "report.h"
+#include "sandbox.h"
+#include "sim_text.h"
 #include "spawn.h"
 
 #define SIM_MAX_FILE (4L << 20)  /* a student file past this is not compared */
-#define SIM_TIMEOUT_S 300
+/* The limit on one submission's comparison with all the others: six times
+ * what sim_c takes on the slowest text the cap lets through (sim_text.h).
+ * A submission past it is named; the others' comparisons are their own. */
+#define SIM_LIMIT_S 30.0
+#define SIM_MEM_MIB 2048          /* sim_c's memory, a class of a thousand at the cap */
 #define SIM_SHOWN 20              /* pairs the summary shows; the file has them all */
 
 /* s's line [p, end) without its leading and trailing blanks. */
@@ -55,6 +61,8 @@ typedef struct sub {
     char *path;        /* its filtered copy */
     int has_text;
     int skeleton;      /* the skeleton, unchanged: left out of the comparison */
+    int cut;           /* a file of it was cut at the cap */
+    int slow;          /* its comparison ran past the limit (or sim_c failed on it: -1) */
 } sub;
 
 /* The sha256 prepare gives a submission whose files are the skeleton's
@@ -77,7 +85,7 @@ static void skeleton_hash(const char *const *files, char *const *skeleton, char 
 }
 
 /* Hashes submission k's files and writes their lines that the skeleton
- * lacks to s->path. */
+ * lacks, each file as the check sees it (sim_text.h), to s->path. */
 static int prepare(const gr_sim_input *in, const char *const *files, char *const *skeleton,
                    sub *s, lab_error *err)
 {
@@ -99,7 +107,15 @@ static int prepare(const gr_sim_input *in, const char *const *files, char *const
             continue;
         }
         sha256_update(&ctx, len, (const uint8_t *)text);
-        for (const char *p = text; *p;) {
+        int cut = 0;
+        char *seen = gr_sim_text(text, len, SIM_TEXT_CAP, &cut);
+        free(text);
+        if (!seen) {
+            fclose(out);
+            return lab_errorf(err, "similarity: out of memory");
+        }
+        s->cut |= cut;
+        for (const char *p = seen; *p;) {
             const char *e = p + strcspn(p, "\n");
             if (!in_skeleton(skeleton[f], p, e)) {
                 fwrite(p, 1, (size_t)(e - p), out);
@@ -108,7 +124,7 @@ static int prepare(const gr_sim_input *in, const char *const *files, char *const
             }
             p = *e ? e + 1 : e;
         }
-        free(text);
+        free(seen);
     }
     sha256_digest(&ctx, sizeof digest, digest);
     for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
@@ -118,33 +134,55 @@ static int prepare(const gr_sim_input *in, const char *const *files, char *const
     return 0;
 }
 
-/* Runs sim_c over the files listed in list, its report into out; 0 when it
- * ran and ended well, 127 when there is no sim_c, else -1. */
-static int run_sim(const char *list, const char *out, int threshold)
+/* sim_c's path on PATH (malloc'd), or NULL where it is not installed. */
+static char *find_sim_c(void)
+{
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        char *cand = gr_asprintf("%.*s/sim_c", (int)n, p);
+        if (n > 0 && cand[0] == '/' && access(cand, X_OK) == 0)
+            return cand;
+        free(cand);
+        p += n + (p[n] == ':');
+    }
+    return NULL;
+}
+
+/* Runs sim_c on the new file against the old ones (nold of them), in the
+ * sandbox, reading only in_dir and writing only jail, its report into log.
+ * Returns 0 when it ended well within limit seconds, 1 when it ran past
+ * them, -1 when it failed. */
+static int run_sim(const char *sim, const char *new, char *const *old, int nold, int threshold,
+                   const char *in_dir, const char *jail, const char *log, double limit)
 {
     char t[16];
     snprintf(t, sizeof t, "%d", threshold);
-    pid_t pid = fork();
+    char **argv = calloc((size_t)nold + 12, sizeof *argv);
+    if (!argv)
+        return -1;
+    int a = 0;
+    /* -p percentages, -e each pair on its own, -T no account of the input,
+     * -S the new file (before "/") against the old ones only. */
+    const char *flags[] = {sim, "-p", "-e", "-T", "-S", "-t", t, new, "/", NULL};
+    for (int i = 0; flags[i]; i++)
+        argv[a++] = (char *)flags[i];
+    for (int i = 0; i < nold; i++)
+        argv[a++] = old[i];
+    argv[a] = NULL;
+    char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
+    const char *view[] = {in_dir, NULL};
+    gr_limits lim = {.as_mib = SIM_MEM_MIB, .fsize_bytes = 64L << 20,
+                     .cpu_s = (long)limit + 2, .nofile = 64, .nproc = EXTRA_PROCS,
+                     .jail = jail, .view = view};
+    pid_t pid = gr_spawn(argv, envp, log, -1, &lim);
+    free(argv);
     if (pid < 0)
         return -1;
-    if (pid == 0) {
-        int in = open(list, O_RDONLY | O_CLOEXEC);
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (in < 0 || o < 0 || null < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(null, 2) < 0)
-            _exit(126);
-        alarm(SIM_TIMEOUT_S);
-        /* -p percentages, -e each pair on its own, -a both ways, -s not a
-         * file with itself, -T no account of the input, -i names on stdin. */
-        execlp("sim_c", "sim_c", "-p", "-e", "-a", "-s", "-T", "-t", t, "-i", (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return 127;
+    int timed_out;
+    int status = gr_wait_until(pid, gr_now() + limit, &timed_out);
+    if (timed_out)
+        return 1;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
@@ -171,12 +209,15 @@ static int index_of(const sub *s, int n, const char *path)
     return -1;
 }
 
-/* Reads sim_c's "F consists for x % of G material" lines into pairs. */
-static pair *read_pairs(const char *path, const sub *s, int n, int *npairs)
+typedef struct pairs {
+    pair *v;
+    int count, cap;
+} pairs;
+
+/* Adds sim_c's "F consists for x % of G material" lines at path to p. */
+static void read_pairs(const char *path, const sub *s, int n, pairs *p)
 {
     FILE *f = fopen(path, "r");
-    pair *v = NULL;
-    int count = 0, cap = 0;
     char line[8192], a[4096], b[4096];
     int pct;
     while (f && fgets(line, sizeof line, f)) {
@@ -186,31 +227,78 @@ static pair *read_pairs(const char *path, const sub *s, int n, int *npairs)
         if (i < 0 || j < 0 || i == j)
             continue;
         int lo = i < j ? i : j, hi = i < j ? j : i, found = -1;
-        for (int k = 0; k < count && found < 0; k++)
-            if (v[k].a == lo && v[k].b == hi)
+        for (int k = 0; k < p->count && found < 0; k++)
+            if (p->v[k].a == lo && p->v[k].b == hi)
                 found = k;
         if (found < 0) {
-            if (count == cap) {
-                cap = cap ? 2 * cap : 64;
-                pair *grown = realloc(v, (size_t)cap * sizeof *v);
+            if (p->count == p->cap) {
+                int cap = p->cap ? 2 * p->cap : 64;
+                pair *grown = realloc(p->v, (size_t)cap * sizeof *grown);
                 if (!grown)
                     break;
-                v = grown;
+                p->v = grown;
+                p->cap = cap;
             }
-            v[count] = (pair){lo, hi, 0, 0};
-            found = count++;
+            p->v[p->count] = (pair){lo, hi, 0, 0};
+            found = p->count++;
         }
         if (i == lo)
-            v[found].ab = pct > v[found].ab ? pct : v[found].ab;
+            p->v[found].ab = pct > p->v[found].ab ? pct : p->v[found].ab;
         else
-            v[found].ba = pct > v[found].ba ? pct : v[found].ba;
+            p->v[found].ba = pct > p->v[found].ba ? pct : p->v[found].ba;
     }
     if (f)
         fclose(f);
-    if (count > 1)
-        qsort(v, (size_t)count, sizeof *v, by_share);
-    *npairs = count;
-    return v;
+}
+
+/* The limit on one submission's comparison: SIM_LIMIT_S, or less for the
+ * grader's own tests (FP8LAB_TEST_SIM_LIMIT_S). */
+static double sim_limit(void)
+{
+    const char *test = getenv("FP8LAB_TEST_SIM_LIMIT_S");
+    double t = test ? atof(test) : 0;
+    return t > 0 && t < SIM_LIMIT_S ? t : SIM_LIMIT_S;
+}
+
+/* Compares each submission that has text of its own with all the others,
+ * one sim_c each under the limit, in the sandbox as its user; marks in s
+ * those past it. Returns 0, 127 where there is no sim_c, or -1. */
+static int compare_all(sub *s, int n, int threshold, const char *work, pairs *p)
+{
+    char *sim = find_sim_c();
+    if (!sim)
+        return 127;
+    const gr_sandbox *sb = gr_sandbox_get(NULL);
+    gr_spawn_use_sandbox(sb->on);
+    char *in_dir = gr_asprintf("%s/in", work), *jail = gr_asprintf("%s/jail", work);
+    char **old = calloc((size_t)(n > 0 ? n : 1), sizeof *old);
+    lab_error err = {0};
+    int rc = old && mkdir(jail, 0700) == 0 && gr_sandbox_own(sb, jail, &err) == 0 ? 0 : -1;
+    double limit = sim_limit();
+    for (int k = 0; rc == 0 && k < n; k++) {
+        if (!s[k].has_text || s[k].skeleton)
+            continue;
+        int nold = 0;
+        for (int j = 0; j < n; j++)
+            if (j != k && s[j].has_text && !s[j].skeleton)
+                old[nold++] = s[j].path;
+        if (nold == 0)
+            break;
+        char *log = gr_asprintf("%s/%d.out", work, k);
+        int r = run_sim(sim, s[k].path, old, nold, threshold, in_dir, jail, log, limit);
+        if (r == 0)
+            read_pairs(log, s, n, p);
+        else
+            s[k].slow = r > 0 ? 1 : -1;
+        free(log);
+    }
+    if (p->count > 1)
+        qsort(p->v, (size_t)p->count, sizeof *p->v, by_share);
+    free(old);
+    free(in_dir);
+    free(jail);
+    free(sim);
+    return rc;
 }
 
 static const sub *sorted_subs; /* what by_hash compares */
@@ -259,6 +347,36 @@ static int write_identical(const gr_sim_input *in, const sub *s, int n, FILE *f,
     return groups;
 }
 
+/* Names the submissions whose comparison ran past the limit, or on which
+ * sim_c failed, and those cut at the cap, in f and summary. */
+static void write_slow(const gr_sim_input *in, const sub *s, int n, FILE *f, FILE *summary)
+{
+    char why[3][96];
+    snprintf(why[0], sizeof why[0], "its comparison ran past %g s", sim_limit());
+    snprintf(why[1], sizeof why[1], "sim_c failed on it");
+    snprintf(why[2], sizeof why[2], "a file of it was cut at %ld KiB", SIM_TEXT_CAP >> 10);
+    for (int w = 0; w < 3; w++) {
+        int m = 0;
+        for (int k = 0; k < n; k++) {
+            int hit = w == 0 ? s[k].slow > 0 : w == 1 ? s[k].slow < 0 : s[k].cut;
+            if (!hit)
+                continue;
+            char *id = gr_clean_line(in[k].id);
+            if (m++ == 0) {
+                fprintf(f, "\n%s (%s%s):\n", w < 2 ? "Not compared in full" : "Compared in part",
+                        why[w], w < 2 ? "; its pairs found from the others' side are listed" : "");
+                fprintf(summary, "  %s (%s): ", w < 2 ? "not compared in full" : "compared in part",
+                        why[w]);
+            }
+            fprintf(f, "  %s\n", id ? id : "?");
+            fprintf(summary, "%s%s", m > 1 ? ", " : "", id ? id : "?");
+            free(id);
+        }
+        if (m > 0)
+            fputc('\n', summary);
+    }
+}
+
 int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const char *skeleton,
                   int threshold, const char *work, const char *out_path, FILE *summary,
                   lab_error *err)
@@ -266,39 +384,43 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
     int nfiles = 0;
     while (files[nfiles])
         nfiles++;
-    if (mkdir(work, 0700) != 0)
+    /* work: the grader's; work/in, the texts compared, read by the
+     * sandbox's user; work/jail, the one folder sim_c may write. */
+    char *in_dir = gr_asprintf("%s/in", work);
+    if (mkdir(work, 0700) != 0 || chmod(work, 0711) != 0 || mkdir(in_dir, 0755) != 0) {
+        free(in_dir);
         return lab_errorf(err, "%s: cannot create: %s", work, strerror(errno));
+    }
     char **skel = calloc((size_t)nfiles + 1, sizeof *skel);
+    char **skel_seen = calloc((size_t)nfiles + 1, sizeof *skel_seen);
     sub *s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
-    if (!skel || !s) {
+    if (!skel || !skel_seen || !s) {
         free(skel);
+        free(skel_seen);
         free(s);
+        free(in_dir);
         return lab_errorf(err, "similarity: out of memory");
     }
     for (int f = 0; f < nfiles; f++) {
         char *path = gr_asprintf("%s/%s", skeleton, files[f]);
         size_t len;
+        int cut;
         skel[f] = gr_read_file(path, SIM_MAX_FILE, &len);
+        skel_seen[f] = skel[f] ? gr_sim_text(skel[f], len, SIM_MAX_FILE, &cut) : NULL;
         free(path);
     }
     int rc = 0;
-    char *list = gr_asprintf("%s/files", work), *raw = gr_asprintf("%s/sim.out", work);
-    FILE *lf = fopen(list, "w");
-    if (!lf)
-        rc = lab_errorf(err, "%s: cannot create: %s", list, strerror(errno));
     char skel_hex[65];
     skeleton_hash(files, skel, skel_hex);
     int unchanged = 0;
     for (int k = 0; rc == 0 && k < n; k++) {
-        s[k].path = gr_asprintf("%s/%d.c", work, k);
-        rc = prepare(&in[k], files, skel, &s[k], err);
+        s[k].path = gr_asprintf("%s/%d.c", in_dir, k);
+        rc = prepare(&in[k], files, skel_seen, &s[k], err);
+        if (rc == 0 && chmod(s[k].path, 0644) != 0)
+            rc = lab_errorf(err, "%s: cannot open it up: %s", s[k].path, strerror(errno));
         s[k].skeleton = rc == 0 && strcmp(s[k].hex, skel_hex) == 0;
         unchanged += s[k].skeleton;
-        if (rc == 0 && s[k].has_text && !s[k].skeleton)
-            fprintf(lf, "%s\n", s[k].path);
     }
-    if (lf && fclose(lf) != 0 && rc == 0)
-        rc = lab_errorf(err, "%s: cannot write: %s", list, strerror(errno));
 
     atomic_file af;
     if (rc == 0 && atomic_file_open(&af, out_path, err) != 0)
@@ -325,8 +447,10 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
                 fputc('\n', out);
             }
         }
-        int sim = run_sim(list, raw, threshold), npairs = 0;
-        pair *pairs = sim == 0 ? read_pairs(raw, s, n, &npairs) : NULL;
+        pairs found = {0};
+        int sim = compare_all(s, n, threshold, work, &found), npairs = found.count;
+        pair *pairs = found.v;
+        write_slow(in, s, n, af.f, summary);
         fprintf(af.f, "\nPairs of which either consists for at least %d %% of the other's "
                       "material (sim_c, the skeleton's lines taken out):\n", threshold);
         if (sim == 127) {
@@ -336,8 +460,8 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
             fprintf(af.f, "  not compared: %s\n", why);
             fprintf(summary, "  pairs not compared: %s\n", why);
         } else if (sim != 0) {
-            fputs("  not compared: sim_c failed\n", af.f);
-            fputs("  pairs not compared: sim_c failed\n", summary);
+            fputs("  not compared: sim_c's sandbox could not be made\n", af.f);
+            fputs("  pairs not compared: sim_c's sandbox could not be made\n", summary);
         } else if (npairs == 0) {
             fputs("  none\n", af.f);
             fprintf(summary, "  pairs at or above %d %%: none\n", threshold);
@@ -367,10 +491,12 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
         free(s[k].path);
     for (int f = 0; f < nfiles; f++)
         free(skel[f]);
+    for (int f = 0; f < nfiles; f++)
+        free(skel_seen[f]);
     free(skel);
+    free(skel_seen);
     free(s);
-    free(list);
-    free(raw);
+    free(in_dir);
     gr_remove_tree(work);
     return rc;
 }

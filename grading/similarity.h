@@ -11,7 +11,11 @@
  * taken out (compared without their leading and trailing blanks), and
  * reports, for each pair, what share of either one's text is found in the
  * other. The pairs where either share reaches the threshold are listed,
- * highest first, with both shares.
+ * highest first, with both shares. What it reads is each file as the
+ * compiler does, made small and cut at a cap (sim_text.h); each submission
+ * is compared with all the others by a sim_c of its own, in the sandbox as
+ * its unprivileged user (sandbox.h), under a limit: one past it is named,
+ * and costs only its own pairs.
  *
  * Not for: grading (batch.h).
  */

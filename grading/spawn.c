@@ -178,7 +178,9 @@ pid_t gr_spawn(char *const argv[], char *const envp[], const char *log, int resu
     const gr_sandbox *sb = gr_sandbox_get(NULL);
     int boxed_on = sandboxed && sb->on && lim->jail;
     char **boxed = boxed_on ? gr_sandbox_argv(sb, lim->jail, lim->view, envp, argv) : NULL;
-    uid_t who = boxed_on && sb->drop ? sb->uid : getuid();
+    /* In bwrap or under Landlock alike, a step runs as the sandbox's user. */
+    int drop = lim->jail && (boxed_on || !sb->on) && sb->drop;
+    uid_t who = drop ? sb->uid : getuid();
     long procs = lim->nproc > 0 && who != 0 ? user_processes(who) : -1;
     set_limit(RLIMIT_CORE, 0);
     if (lim->as_mib > 0)
@@ -189,7 +191,7 @@ pid_t gr_spawn(char *const argv[], char *const envp[], const char *log, int resu
         set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
     if (lim->nofile > 0)
         set_limit(RLIMIT_NOFILE, (rlim_t)lim->nofile);
-    if (boxed_on && gr_sandbox_enter(sb) != 0) {
+    if (drop && gr_sandbox_enter(sb) != 0) {
         dprintf(2, "cannot become the sandbox's user: %s\n", strerror(errno));
         _exit(126);
     }

@@ -87,6 +87,36 @@ expect_match "the gradebook is the batch's" "$(head -n 1 "$N.grades/grades.csv")
 expect_eq "--similarity=0: a usage error" "$?" 2
 expect_match "--similarity=0: says what it takes" "$(cat "$TMP/bad.out")" "a percentage, 1 to 100"
 
+# A slow file costs only its own pairs. mallory hands in the skeleton and a
+# 1 MB block of braces under #if 0, which the compiler never reads: the
+# comparison never sees it. slow hands in the skeleton and a long function
+# of one line again and again, cut at the cap and still slow to compare:
+# under a per-submission limit lowered for the test, it is named, and
+# alice's and bob's copy is still found.
+if [ $have_sim = 1 ]; then
+    H=$TMP/hostile
+    for id in alice bob mallory slow; do mkdir -p "$H/$id"; done
+    cp "$S/alice/lab0.c" "$H/alice/"
+    cp "$S/bob/lab0.c" "$H/bob/"
+    { cat labs/lab0/lab0.c; echo '#if 0'
+      yes '{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}' | head -n 16000
+      echo '#endif'; } >"$H/mallory/lab0.c"
+    { cat labs/lab0/lab0.c; echo '__attribute__((unused)) static int pad(int x)'; echo '{'
+      yes '    x = x * 3 + 1;' | head -n 5000; echo '    return x;'; echo '}'; } >"$H/slow/lab0.c"
+    FP8LAB_TEST_SIM_LIMIT_S=0.5 timeout 240 "$GRADER" --batch "$H" lab0 --similarity \
+        >"$TMP/hostile.out" 2>&1
+    expect_eq "a 1 MB block of braces: the batch ends" "$?" 0
+    HOUT=$(cat "$TMP/hostile.out")
+    expect_match "beside it, bob's copy is still found" "$HOUT" \
+        "^    +(9[0-9]|100) %  +(9[0-9]|100) %  alice  bob$"
+    expect_match "the slow one is named" "$HOUT" \
+        "^  not compared in full \\(its comparison ran past 0.5 s\\): slow$"
+    expect_match "the report names it too" "$(cat "$H.grades/similarity.log")" \
+        "^  slow$"
+    expect_eq "the braces under #if 0 are not compared: mallory is not slow" \
+        "$(echo "$HOUT" | grep -c 'not compared.*mallory')" 0
+fi
+
 if [ $have_sim = 0 ]; then
     echo "test_similarity: $passed passed, $failed failed; the pairs skipped: sim_c (package similarity-tester) is not installed"
     [ "$failed" = 0 ] || exit 1

@@ -52,12 +52,44 @@ rm -f "$TMP/mk/lab0.c"
 count=$((count + 2))
 [ "$count" -ge 15 ] && ok || bad "only $count hostile submissions; the course keeps at least 15"
 
+BUILD=${FP8LAB_BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+# watched UIDS CMD...: runs CMD and returns its status, writing to UIDS the
+# user id of every compiler (cc1) of this course's batches seen meanwhile
+# (slow_build keeps one running for seconds).
+watched() {
+    uids=$1
+    shift
+    : >"$uids"
+    "$@" &
+    w=$!
+    while kill -0 "$w" 2>/dev/null; do
+        for pid in $(pgrep -f "cc1 .*$BUILD/grade/batch\\."); do
+            sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$pid/status" 2>/dev/null >>"$uids"
+        done
+        sleep 0.05
+    done
+    wait "$w"
+}
+# compiled_by_user UIDS WHAT: the compiler was seen, and never as root.
+compiled_by_user() {
+    [ -s "$1" ] && ! grep -qx 0 "$1" && ok ||
+        bad "$2: the compiler ran as root, or was never seen (user ids: $(sort -u "$1" | tr '\n' ' '))"
+}
+# same_log PREFIX: pragma_hidden's build log reads as pragma_missing's.
+same_log() {
+    expect_eq "${1}pragma_hidden: its build log reads as pragma_missing's" \
+        "$(jq -r .build_log "$2/pragma_hidden.json" | sed 's|/etc/shadow|FILE|g')" \
+        "$(jq -r .build_log "$2/pragma_missing.json" | sed 's|/etc/fp8lab-no-such-file|FILE|g')"
+}
+
 sums_before=$(sha256sum data/golden/lab0/* | sha256sum)
 rm -f /tmp/fp8lab-hostile-was-here
 # Hidden inputs on: no seed may reach a report (seed_leak prints what it can).
 SEED=hostile-s3cr3t-$$
-"$GRADER" --batch "$SUBS" lab0 -j 2 --seed "$SEED" >"$TMP/out" 2>"$TMP/err"
+watched "$TMP/uids" "$GRADER" --batch "$SUBS" lab0 -j 2 --seed "$SEED" >"$TMP/out" 2>"$TMP/err"
 expect_eq "batch: exit status (two archives refused)" "$?" 1
+compiled_by_user "$TMP/uids" "batch"
 R=$SUBS.grades
 BOOK=$R/grades.csv
 field() { tr -d '\r' <"$BOOK" | awk -F, -v id="$1" -v n="$2" '$1 == id { print $n }'; }
@@ -159,9 +191,14 @@ refused global_name "defines fclose, a global name: only lab0_\\* names may be g
 refused unique_symbol "defines waitpid, a global name"
 refused sanitizer_hook "__asan_default_options"
 refused self_include "nested depth|nested too deeply"
-refused include_secret "/etc/shadow: (Permission denied|No such file or directory)"
-refused include_solution "solutions/lab0/lab0\\.c: (Permission denied|No such file or directory)"
-refused include_classmate "good1/lab0\\.c: (Permission denied|No such file or directory)"
+refused include_secret "/etc/shadow: No such file or directory"
+refused include_solution "solutions/lab0/lab0\\.c: No such file or directory"
+refused include_classmate "good1/lab0\\.c: No such file or directory"
+# A file outside the view reads as one that does not exist.
+refused pragma_hidden "/etc/shadow: No such file or directory"
+refused pragma_missing "/etc/fp8lab-no-such-file: No such file or directory"
+same_log "" "$R"
+expect_eq "slow_build: full marks" "$(field slow_build 2),$(field slow_build 4)" "100,graded"
 # Its first raw open stopped it, in every test: nothing of its attack ran
 # (a test it passed would be one the attack forged).
 expect_eq "raw_write: score and status" "$(field raw_write 2),$(field raw_write 4)" "0,graded"
@@ -209,10 +246,12 @@ fi
 # namespaces), Landlock keeps the same view, where the kernel has it.
 L=$TMP/landlock
 for id in good1 include_secret include_solution include_classmate raw_write exit93 raw_open \
-    raw_exec wordexp_shell not_root stat_anywhere; do
+    raw_exec wordexp_shell not_root stat_anywhere pragma_hidden pragma_missing slow_build; do
     mkdir -p "$L/$id" && cp "$SUBS/$id/lab0.c" "$L/$id/"
 done
-FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
+watched "$TMP/ll.uids" env FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
+# Run by root, the compiler runs as an unprivileged user without bwrap too.
+[ "$(id -u)" = 0 ] && compiled_by_user "$TMP/ll.uids" "no bwrap"
 if grep -q "Landlock (ABI" "$TMP/ll.err"; then
     LB=$L.grades/grades.csv
     lfield() { tr -d '\r' <"$LB" | awk -F, -v id="$1" -v n="$2" '$1 == id { print $n }'; }
@@ -225,8 +264,15 @@ if grep -q "Landlock (ABI" "$TMP/ll.err"; then
     for id in include_secret include_solution include_classmate; do
         expect_eq "no bwrap: $id refused" "$(lfield $id 2),$(lfield $id 4)" "0,build_failed"
         expect_match "no bwrap: $id: the compiler's own message" \
-            "$(jq -r .build_log "$L.grades/$id.json")" "(Permission denied|No such file or directory)"
+            "$(jq -r .build_log "$L.grades/$id.json")" "No such file or directory"
     done
+    # Landlock refuses a file outside the view; the log says it is not there.
+    for id in pragma_hidden pragma_missing; do
+        expect_eq "no bwrap: $id refused" "$(lfield $id 2),$(lfield $id 4)" "0,build_failed"
+    done
+    same_log "no bwrap: " "$L.grades"
+    expect_eq "no bwrap: slow_build full marks" "$(lfield slow_build 2),$(lfield slow_build 4)" \
+        "100,graded"
     case "$(jq -r .build_log "$L.grades/include_secret.json")" in
     *root:*) bad "no bwrap: include_secret: the build log shows /etc/shadow" ;;
     *) ok ;;

@@ -1,0 +1,194 @@
+/*
+ * sim_text.c - the text the similarity check compares (sim_text.h).
+ */
+#include "sim_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PUNCT_RUN 4 /* braces and semicolons kept of a run */
+
+/* text with its backslash-newlines and comments gone (a comment becomes one
+ * space, as for the compiler); strings and character constants kept whole. */
+static char *uncomment(const char *text, size_t len)
+{
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    char quote = 0;
+    int line_comment = 0, block_comment = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\\' && i + 1 < len && text[i + 1] == '\n') {
+            i++;
+            continue;
+        }
+        if (c == '\\' && i + 2 < len && text[i + 1] == '\r' && text[i + 2] == '\n') {
+            i += 2;
+            continue;
+        }
+        if (c == '\0')
+            c = ' ';
+        if (line_comment) {
+            if (c == '\n') {
+                line_comment = 0;
+                out[k++] = '\n';
+            }
+        } else if (block_comment) {
+            if (c == '*' && i + 1 < len && text[i + 1] == '/') {
+                block_comment = 0;
+                i++;
+                out[k++] = ' ';
+            }
+        } else if (quote) {
+            out[k++] = c;
+            if (c == '\\' && i + 1 < len && text[i + 1] != '\n')
+                out[k++] = text[++i] ? text[i] : ' ';
+            else if (c == quote || c == '\n')
+                quote = 0;
+        } else if (c == '/' && i + 1 < len && text[i + 1] == '/') {
+            line_comment = 1;
+            i++;
+        } else if (c == '/' && i + 1 < len && text[i + 1] == '*') {
+            block_comment = 1;
+            i++;
+        } else {
+            if (c == '"' || c == '\'')
+                quote = c;
+            out[k++] = c;
+        }
+    }
+    out[k] = '\0';
+    return out;
+}
+
+/* The directive on line [p, e), trimmed, or NULL: its name in *name (length
+ * *nlen) and what follows it in *rest. */
+static int directive(const char *p, const char *e, const char **name, size_t *nlen,
+                     const char **rest)
+{
+    if (p == e || *p != '#')
+        return 0;
+    p++;
+    while (p < e && (*p == ' ' || *p == '\t'))
+        p++;
+    *name = p;
+    while (p < e && *p >= 'a' && *p <= 'z')
+        p++;
+    *nlen = (size_t)(p - *name);
+    *rest = p;
+    return 1;
+}
+
+static int is(const char *name, size_t n, const char *word)
+{
+    return n == strlen(word) && memcmp(name, word, n) == 0;
+}
+
+/* Whether a condition [p, e) is 0: only zeros, parentheses and blanks. */
+static int is_zero(const char *p, const char *e)
+{
+    int zero = 0;
+    for (; p < e; p++) {
+        if (*p == '0')
+            zero = 1;
+        else if (*p != '(' && *p != ')' && *p != ' ' && *p != '\t' && *p != '\r')
+            return 0;
+    }
+    return zero;
+}
+
+char *gr_sim_text(const char *text, size_t len, size_t cap, int *cut)
+{
+    *cut = 0;
+    char *src = uncomment(text, len);
+    char *out = src ? malloc(cap + 1) : NULL;
+    if (!out) {
+        free(src);
+        return NULL;
+    }
+    size_t k = 0;
+    int dead = 0;  /* how deep inside an #if 0 block (0: live) */
+    int punct = 0; /* braces and semicolons in the run that reaches here */
+    char *line = malloc(strlen(src) + 2);
+    if (!line) {
+        free(src);
+        free(out);
+        return NULL;
+    }
+    for (const char *p = src; *p && !*cut;) {
+        const char *e = p + strcspn(p, "\n"), *next = *e ? e + 1 : e;
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+            p++;
+        const char *name, *rest;
+        size_t n;
+        if (directive(p, e, &name, &n, &rest)) {
+            int opens = is(name, n, "if") || is(name, n, "ifdef") || is(name, n, "ifndef");
+            if (dead > 0) {
+                if (opens)
+                    dead++;
+                else if (is(name, n, "endif"))
+                    dead--;
+                else if (dead == 1 && (is(name, n, "else") ||
+                                       (is(name, n, "elif") && !is_zero(rest, e))))
+                    dead = 0;
+                p = next;
+                continue;
+            }
+            if ((is(name, n, "if") || is(name, n, "elif")) && is_zero(rest, e)) {
+                dead = 1;
+                p = next;
+                continue;
+            }
+        } else if (dead > 0) {
+            p = next;
+            continue;
+        }
+        /* The line, its blanks one space, its runs of braces and
+         * semicolons cut; a string's characters are kept as they are. */
+        size_t m = 0;
+        char quote = 0;
+        for (const char *q = p; q < e; q++) {
+            char c = *q;
+            if (quote) {
+                line[m++] = c;
+                if (c == '\\' && q + 1 < e)
+                    line[m++] = *++q;
+                else if (c == quote)
+                    quote = 0;
+                continue;
+            }
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+                if (m > 0 && line[m - 1] != ' ')
+                    line[m++] = ' ';
+                continue;
+            }
+            if (c == '{' || c == '}' || c == ';') {
+                if (++punct > PUNCT_RUN)
+                    continue;
+            } else {
+                punct = 0;
+            }
+            if (c == '"' || c == '\'')
+                quote = c;
+            line[m++] = c;
+        }
+        while (m > 0 && line[m - 1] == ' ')
+            m--;
+        p = next;
+        if (m == 0)
+            continue;
+        if (k + m + 1 > cap) {
+            *cut = 1;
+            break;
+        }
+        memcpy(out + k, line, m);
+        k += m;
+        out[k++] = '\n';
+    }
+    out[k] = '\0';
+    free(line);
+    free(src);
+    return out;
+}
