@@ -3,7 +3,8 @@
  * gemm.cu) against the course library on the CPU, and their speed against
  * a device-to-device copy and cuBLASLt timed in the same run. Points,
  * sections and time limits are in lab5/rubric.c; every test but `builds`
- * runs only where there is a GPU (compute capability 8.9 or later), in a
+ * runs only where there is a GPU (compute capability 7.5 or later; the
+ * lab's gpu_needs, rubric.c, say which need 8.9 or 9.0), in a
  * process of its own that starts CUDA itself. Built with LAB5_SPLIT (make
  * LAB5_SPLIT=1), that process is the judge and never runs the submission:
  * the lab functions are lab5/calls.c's proxies, the device buffers the

@@ -31,7 +31,9 @@
  *
  * Exit status: 0 when everything agrees, 1 on any mismatch or CUDA error,
  * 77 ("SKIP: <reason>" as the last line) when there is no usable GPU: no
- * driver, no device, or none of compute capability 8.9 or later.
+ * driver, no device, or none of compute capability 7.5 or later (below
+ * 8.9 the conversions are cuda_fp8.h's C code on the device, checked the
+ * same way).
  *
  * Build (the Makefile does this; libfp8lab.a holds the host codec, compiled
  * as C11):
@@ -242,7 +244,7 @@ bool find_gpu(cudaDeviceProp *prop, char *why, size_t why_size)
             snprintf(why, why_size, "no GPU: cudaGetDeviceProperties: %s", cudaGetErrorString(rc));
             return false;
         }
-        if (prop->major > 8 || (prop->major == 8 && prop->minor >= 9)) {
+        if (prop->major > 7 || (prop->major == 7 && prop->minor >= 5)) {
             rc = cudaSetDevice(dev);
             if (rc == cudaSuccess)
                 rc = cudaFree(0); /* makes the context */
@@ -255,7 +257,7 @@ bool find_gpu(cudaDeviceProp *prop, char *why, size_t why_size)
         }
     }
     snprintf(why, why_size,
-             "GPU too old: %s is compute capability %d.%d; FP8 conversions need 8.9 or later",
+             "GPU too old: %s is compute capability %d.%d; the course needs 7.5 or later",
              prop->name, prop->major, prop->minor);
     return false;
 }
