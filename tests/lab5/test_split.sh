@@ -120,15 +120,24 @@ sed -i 's/^#define GEMM(name, how)/static cudaError_t refuse(const uint8_t *A, c
 }\
 \
 #define GEMM(name, how)/' "$CAP/gemm.cu"
-CAP_TESTS=builds,amax,gemm_mma,gemm_wgmma_tile,gemm_cublaslt_fp8,perf_gemm_10
+# gemm_naive is the test every GPU grades (the cheapest here); from 8.9 on,
+# where cuBLASLt FP8's test is not skipped, it is left out: it would run the
+# classmate's host GEMMs, and nothing here needs them. Under the sanitizers
+# (the judge and the grader sanitized, several times slower) 7.5 and 9.0,
+# the two ends.
+CAP_TESTS=builds,gemm_naive,gemm_mma,gemm_wgmma_tile,gemm_cublaslt_fp8,perf_gemm_10
 status() { jq -r --arg t "$2" '.tests[] | select(.name == $t) | .status' "$TMP/cc$1.json"; }
-for cc in 7.5 8.0 8.6 8.9 9.0; do
+ccs="7.5 8.0 8.6 8.9 9.0"
+[ $san = 1 ] && ccs="7.5 9.0"
+for cc in $ccs; do
     echo "$cc" >"$P/standin_cc"
-    "$G" lab5 --dir "$CAP" --test "$CAP_TESTS" --format json -o "$TMP/cc$cc.json" \
+    tests=$CAP_TESTS
+    case $cc in 8.9 | 9.0) tests=builds,gemm_naive,gemm_mma,gemm_wgmma_tile,perf_gemm_10 ;; esac
+    "$G" lab5 --dir "$CAP" --test "$tests" --format json -o "$TMP/cc$cc.json" \
         >"$TMP/cc$cc.out" 2>&1
     rc=$?
-    case $cc in 7.5 | 8.9) "$G" lab5 --dir "$CAP" --test "$CAP_TESTS" >"$TMP/cc$cc.txt" 2>&1 ;; esac
-    expect_eq "compute capability $cc: amax graded" "$(status "$cc" amax)" pass
+    [ "$cc" = 7.5 ] && "$G" lab5 --dir "$CAP" --test "$tests" >"$TMP/cc$cc.txt" 2>&1
+    expect_eq "compute capability $cc: gemm_naive graded" "$(status "$cc" gemm_naive)" pass
     case $cc in
     7.5 | 8.0 | 8.6)
         expect_eq "compute capability $cc: exit status (skipped, none failed)" "$rc" 3
@@ -151,19 +160,16 @@ for cc in 7.5 8.0 8.6 8.9 9.0; do
         expect_eq "compute capability 8.9: exit status (the refusals fail)" "$rc" 1
         expect_eq "compute capability 8.9: gemm_mma run" "$(status 8.9 gemm_mma)" fail
         expect_eq "compute capability 8.9: perf_gemm_10 run" "$(status 8.9 perf_gemm_10)" fail
-        expect_eq "compute capability 8.9: gemm_cublaslt_fp8 graded" \
-            "$(status 8.9 gemm_cublaslt_fp8)" pass
         expect_eq "compute capability 8.9: gemm_wgmma_tile" "$(status 8.9 gemm_wgmma_tile)" skipped
-        expect_match "compute capability 8.9: why wgmma" "$(cat "$TMP/cc8.9.txt")" \
-            "Why: needs compute capability 9.0 \(wgmma and TMA"
+        expect_match "compute capability 8.9: why wgmma" \
+            "$(jq -r '.tests[] | select(.name == "gemm_wgmma_tile") | .message' "$TMP/cc8.9.json")" \
+            "^needs compute capability 9.0 \(wgmma and TMA"
         ;;
     9.0)
         expect_eq "compute capability 9.0: exit status" "$rc" 1
         for t in gemm_mma gemm_wgmma_tile perf_gemm_10; do
             expect_eq "compute capability 9.0: $t run" "$(status 9.0 $t)" fail
         done
-        expect_eq "compute capability 9.0: gemm_cublaslt_fp8 graded" \
-            "$(status 9.0 gemm_cublaslt_fp8)" pass
         ;;
     esac
 done
