@@ -289,7 +289,9 @@ help:
 	@echo "         in $(BUILD)/sanitize), BUILD=dir, CUDA_HOME=dir (now $(CUDA_HOME)), NVCC=path (none:"
 	@echo "         no CUDA), OPT=flags, WERROR=1 (warnings are errors, as make test checks them)."
 	@echo "Environment for tests: FP8LAB_THREADS (oracle sweep threads), FP8LAB_SWEEP_STRIDE"
-	@echo "         (1 = every float; larger = a strided sweep), CK_TIMEOUT_MULTIPLIER."
+	@echo "         (1 = every float; larger = a strided sweep), CK_TIMEOUT_MULTIPLIER,"
+	@echo "         FP8LAB_TESTS='common/* lab2/*' (only the tests whose names match),"
+	@echo "         FP8LAB_MUTANT_STRIDE (1 = every mutant; K = one in K)."
 
 cuda-status:
 	@$(if $(NVCC),echo "CUDA: nvcc found ($(NVCC)); CUDA parts built",\
@@ -614,11 +616,14 @@ $(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADE
 # optimiser and change with its level: GCC 12 gives at -O1 some that GCC 13
 # and 14 give at -O2. The trees have no -g (it changes no warning); the -O1
 # one has no nvcc (NVCC=none), whose flags do not follow OPT. Each is
-# rebuilt where its sources changed, like the build itself.
+# rebuilt where its sources changed, like the build itself. A SANITIZE=1
+# make test builds no such trees: the warnings are those of the plain build,
+# which make test without it checks (the trees would be every source twice
+# more, under the sanitizers).
 WERROR_OPT := $(filter-out -g%,$(OPT))
 WERROR_O1  := $(filter-out -O% -g%,$(OPT)) -O1
-WERROR_TREES := werror-opt $(if $(filter-out $(WERROR_OPT),$(WERROR_O1))$(filter-out \
-                $(WERROR_O1),$(WERROR_OPT)),werror-O1)
+WERROR_TREES := $(if $(SANFLAGS),,werror-opt $(if $(filter-out $(WERROR_OPT),$(WERROR_O1))$(filter-out \
+                $(WERROR_O1),$(WERROR_OPT)),werror-O1))
 # $(call werror_tree,FOLDER,OPT[,MAKE ARGUMENTS])
 werror_tree = $(call say,WERROR,every source$(comma) OPT=$(strip $(2)))$(MAKE) -s --no-print-directory \
     BUILD=$(BUILD)/werror/$(1) OPT='$(strip $(2))' WERROR=1 $(3) werror-tree || \

@@ -11,11 +11,25 @@
 #   NAME|skip|REASON      not built here, for REASON
 # A test program exits 0 when it passes and 77 when it skipped itself (its
 # last line of output says why); any other status is a failure.
+#
+# FP8LAB_TESTS='PATTERN ...' runs only the tests whose names match one of the
+# shell patterns ('common/* hostile/test_hostile'); the last line counts the
+# others as not selected.
 set -u
 manifest="$1"
 logdir="$2"
 mkdir -p "$logdir"
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 unselected=0
+selected() {
+    [ -z "${FP8LAB_TESTS:-}" ] && return 0
+    set -f
+    for pat in $FP8LAB_TESTS; do
+        # shellcheck disable=SC2254
+        case $1 in $pat) set +f; return 0 ;; esac
+    done
+    set +f
+    return 1
+}
 failures=""
 
 now() { date +%s.%N; }
@@ -40,6 +54,10 @@ gpu_usable() {
 
 while IFS='|' read -r name kind what; do
     [ -z "$name" ] && continue
+    if ! selected "$name"; then
+        unselected=$((unselected + 1))
+        continue
+    fi
     case "$kind" in
     skip)
         printf 'SKIP  %-24s %s\n' "$name" "$what"
@@ -73,6 +91,14 @@ while IFS='|' read -r name kind what; do
     esac
 done <"$manifest"
 
+if [ -n "${FP8LAB_TESTS:-}" ] && [ $((passed + failed + skipped)) = 0 ]; then
+    echo "FAIL  FP8LAB_TESTS='$FP8LAB_TESTS' names no test in $manifest"
+    failed=1
+fi
 [ -n "$failures" ] && echo "failed:$failures"
-echo "tests: $passed passed, $failed failed, $skipped skipped"
+if [ "$unselected" = 0 ]; then
+    echo "tests: $passed passed, $failed failed, $skipped skipped"
+else
+    echo "tests: $passed passed, $failed failed, $skipped skipped, $unselected not selected (FP8LAB_TESTS)"
+fi
 [ "$failed" = 0 ]

@@ -17,7 +17,10 @@
 #   3. the same user as in 1, now that the packages are there: the scorecard;
 #   4. with this machine's CUDA Toolkit bound in read-only, in a new clone:
 #      the scorecard, and no CUDA compiled for a CPU lab;
-#   5. as root, in the clone of 2 (no CUDA): `make test` passes.
+#   5. as root, in the clone of 2 (no CUDA): `make test` passes, grading
+#      one mutant in FP8LAB_FRESH_MUTANT_STRIDE (default 10; the mutants
+#      test what the labs' suites catch, which a release does not change,
+#      and make test on this machine grades them all).
 #
 # The first release runs every step; the others run 1, 2 and 5, those that
 # depend on the release (its packages, its compiler), and leave 3 and 4 to
@@ -33,10 +36,16 @@
 #                                     bookworm trixie)
 #   FP8LAB_FRESH_KEEP=1               keeps the roots and says where they are
 #   FP8LAB_FRESH_JOBS=2               two releases at a time
+#   FP8LAB_FRESH_MUTANT_STRIDE=1      make test grades every mutant (step 5)
 set -u
 ROOT=$(pwd)
 [ $# = 0 ] && set -- bookworm trixie
 FIRST=$1
+MUTANT_STRIDE=${FP8LAB_FRESH_MUTANT_STRIDE:-10}
+case $MUTANT_STRIDE in '' | *[!0-9]* | 0*)
+    echo "test-fresh: FP8LAB_FRESH_MUTANT_STRIDE must be a positive number, not '$MUTANT_STRIDE'"
+    exit 2 ;;
+esac
 
 skip() { echo "test-fresh: SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (to make a Debian root with mmdebstrap and chroot into it)"
@@ -180,7 +189,7 @@ EOF
         cp "$R/opt/course-cuda/build/config.mk" "$D/out/4.config" 2>/dev/null
     fi
     t5=$(now)
-    step 5 root "" "cd /opt/course-$suite && make test"
+    step 5 root "" "cd /opt/course-$suite && FP8LAB_MUTANT_STRIDE=$MUTANT_STRIDE make test"
     t6=$(now)
     for n in 1 2 3 4 5; do
         case $(cat "$D/out/$n.rc" 2>/dev/null) in 9[0-2])

@@ -8,9 +8,12 @@
 #     expect-fail: test_a test_b
 # the tests it must fail. For each mutant this applies the patch to a copy of
 # the solution's student files, grades the copy, and checks that exactly
-# those tests fail and that the score is the total less their points, both
-# on the public inputs and with hidden inputs (--seed): a trap is caught
-# every time, whatever the seed.
+# those tests fail and that the score is the total less their points, on
+# the public inputs or with hidden inputs (--seed): a trap is caught every
+# time, whatever the seed. Each run grades every mutant once, half of them
+# (every other one) on the public inputs and half with the run's seed, which
+# half decided by the seed, so that runs with different seeds cover both for
+# each; FP8LAB_MUTANT_INPUTS=both grades each both ways (twice the time).
 #
 # Each lab's table of traps, tests/<lab>/TRAPS.md, lists every mutant: a
 # table row
@@ -22,6 +25,8 @@
 #   GRADER=build/bin/grader sh tests/grading/test_mutants.sh
 #   FP8LAB_MUTANT_LAB=lab2 ...    one lab only
 #   FP8LAB_MUTANT_SEED=S ...      that seed (default: a new one each run)
+#   FP8LAB_MUTANT_INPUTS=both ... each mutant on the public inputs and with
+#                                 the seed (default: one of the two, in turn)
 #   FP8LAB_MUTANT_STRIDE=K ...    grades every K-th mutant only (the tables are
 #                                 still checked whole): .ci/run's sanitized run,
 #                                 after a plain run graded them all
@@ -35,11 +40,24 @@ TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 passed=0 failed=0 count=0
 
-# check_mutant PATCH LAB NAME: grades the mutant on public and hidden
-# inputs and writes its verdict, "ok" or what went wrong, to
-# $TMP/LAB-NAME.verdict (each in a folder of its own: several run at once).
+INPUTS=${FP8LAB_MUTANT_INPUTS:-turn}
+case $INPUTS in both | turn) ;; *)
+    echo "test_mutants: FP8LAB_MUTANT_INPUTS is 'both' or unset, not '$INPUTS'"
+    exit 2 ;;
+esac
+# Which mutants the seed's run takes: those of even index, or of odd, by
+# the seed's checksum.
+PARITY=$(printf '%s' "$SEED" | cksum | awk '{ print $1 % 2 }')
+
+# check_mutant PATCH LAB NAME INDEX: grades the mutant on public or hidden
+# inputs (both with FP8LAB_MUTANT_INPUTS=both) and writes its verdict, "ok"
+# or what went wrong, to $TMP/LAB-NAME.verdict (each in a folder of its
+# own: several run at once).
 check_mutant() {
-    patch=$1 lab=$2 name=$3
+    patch=$1 lab=$2 name=$3 index=$4
+    if [ "$INPUTS" = both ]; then seeds='"" "$SEED"'
+    elif [ $((index % 2)) = "$PARITY" ]; then seeds='"$SEED"'
+    else seeds='""'; fi
     dir=$TMP/$lab-$name
     out=$TMP/$lab-$name.verdict
     want=$(sed -n 's/^expect-fail: *//p' "$patch" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
@@ -55,7 +73,8 @@ check_mutant() {
         return
     fi
     : >"$out.tmp"
-    for seed in "" "$SEED"; do
+    eval "set -- $seeds"
+    for seed in "$@"; do
         if [ -n "$seed" ]; then
             how="with --seed $seed"
             "$GRADER" "$lab" --dir "$dir/files" --seed "$seed" --format json >"$dir/r.json" 2>"$dir/r.err"
@@ -94,7 +113,7 @@ for patch in tests/*/mutants/*.patch; do
     name=$(basename "$patch" .patch)
     count=$((count + 1))
     echo "$lab-$name" >>"$TMP/order"
-    check_mutant "$patch" "$lab" "$name" &
+    check_mutant "$patch" "$lab" "$name" "$index" &
     running=$((running + 1))
     if [ "$running" -ge "$jobs" ]; then
         wait
@@ -158,5 +177,7 @@ if [ "$count" = 0 ]; then
 fi
 of=""
 [ "$stride" = 1 ] || of=" (one in $stride of $index: FP8LAB_MUTANT_STRIDE)"
-echo "test_mutants: $passed of $count mutants$of caught as they say with and without --seed; $tables tables of traps read; $failed failures"
+how="each with and without --seed"
+[ "$INPUTS" = both ] || how="half on the public inputs, half with --seed $SEED"
+echo "test_mutants: $passed of $count mutants$of caught as they say ($how); $tables tables of traps read; $failed failures"
 [ "$failed" = 0 ]

@@ -38,11 +38,14 @@ if ! grep -Eq '^(override )?NVCC := .' "$B/config.mk" 2>/dev/null ||
 fi
 # The stand-in grader, in a folder of its own beside the build (kept from
 # one run to the next), with nothing of an enclosing make; under the
-# sanitizers when the build is (its judge is; a subject never is).
+# sanitizers when the build is (its judge is; a subject never is). It builds
+# submissions for one GPU family, 7.5 (FP8LAB_GPU_CC), not the three a
+# build without a GPU checks: their device code never runs here (a kernel is
+# host code), and nvcc takes half the time.
 san=0 G=$B/standin/bin/grader
 case $B in */sanitize) san=1 G=$B/standin/sanitize/bin/grader ;; esac
 (unset MAKEFLAGS MFLAGS MAKELEVEL SANITIZE
- make -s --no-print-directory BUILD="$B/standin" SANITIZE=$san LAB5_SPLIT=1 CUDA_STANDIN=1 \
+ FP8LAB_GPU_CC=75 make -s --no-print-directory BUILD="$B/standin" SANITIZE=$san LAB5_SPLIT=1 CUDA_STANDIN=1 \
      WERROR=1 grader-lab5 >"$TMP/make.log" 2>&1) || {
     tail -n 30 "$TMP/make.log"
     echo "test_split: FAIL: the stand-in grader did not build"
