@@ -17,10 +17,14 @@
 #   3. the same user as in 1, now that the packages are there: the scorecard;
 #   4. with this machine's CUDA Toolkit bound in read-only, in a new clone:
 #      the scorecard, and no CUDA compiled for a CPU lab;
-#   5. as root, in the clone of 2 (no CUDA): `make test` passes, grading
-#      one mutant in FP8LAB_FRESH_MUTANT_STRIDE (default 10; the mutants
-#      test what the labs' suites catch, which a release does not change,
-#      and make test on this machine grades them all).
+#   5. as root, in the clone of 2 (no CUDA): `make -j test` passes: the
+#      whole build with the release's compiler (warnings are errors), and
+#      the tests FP8LAB_FRESH_TESTS names (FP8LAB_TESTS: tests/run.sh), by
+#      default those that use what the release installs: Check, zlib,
+#      OpenBLAS and gnuplot (the unit tests, the goldens, the demos), and
+#      bwrap, seccomp, Landlock, jq, xmllint and bsdtar (the grader's own,
+#      the hostile submissions, a batch); '*' for all. make test on this
+#      machine runs every test.
 #
 # The first release runs every step; the others run 1, 2 and 5, those that
 # depend on the release (its packages, its compiler), and leave 3 and 4 to
@@ -36,14 +40,19 @@
 #                                     bookworm trixie)
 #   FP8LAB_FRESH_KEEP=1               keeps the roots and says where they are
 #   FP8LAB_FRESH_JOBS=2               two releases at a time
-#   FP8LAB_FRESH_MUTANT_STRIDE=1      make test grades every mutant (step 5)
+#   FP8LAB_FRESH_TESTS='*'            step 5 runs every test
+#   FP8LAB_FRESH_TEST=trixie          step 5 in those releases' roots only
+#                                     (default: every one tried)
 set -u
 ROOT=$(pwd)
 [ $# = 0 ] && set -- bookworm trixie
 FIRST=$1
-MUTANT_STRIDE=${FP8LAB_FRESH_MUTANT_STRIDE:-10}
-case $MUTANT_STRIDE in '' | *[!0-9]* | 0*)
-    echo "test-fresh: FP8LAB_FRESH_MUTANT_STRIDE must be a positive number, not '$MUTANT_STRIDE'"
+TEST_IN=${FP8LAB_FRESH_TEST-$*}
+TESTS=${FP8LAB_FRESH_TESTS:-common/* data/* lab*/test_goldens lab*/test_demo grading/test_report \
+grading/test_spawn grading/test_grader grading/test_batch grading/test_feedback hostile/test_hostile \
+build/test_deps_progress build/test_stale_demo}
+case $TESTS in *"'"*)
+    echo "test-fresh: FP8LAB_FRESH_TESTS holds a quote: '$TESTS'"
     exit 2 ;;
 esac
 
@@ -189,7 +198,10 @@ EOF
         cp "$R/opt/course-cuda/build/config.mk" "$D/out/4.config" 2>/dev/null
     fi
     t5=$(now)
-    step 5 root "" "cd /opt/course-$suite && FP8LAB_MUTANT_STRIDE=$MUTANT_STRIDE make test"
+    test_here=0
+    case " $TEST_IN " in *" $suite "*) test_here=1 ;; esac
+    [ $test_here = 1 ] &&
+        step 5 root "" "cd /opt/course-$suite && FP8LAB_TESTS='$TESTS' make -j\$(nproc) test"
     t6=$(now)
     for n in 1 2 3 4 5; do
         case $(cat "$D/out/$n.rc" 2>/dev/null) in 9[0-2])
@@ -241,13 +253,17 @@ EOF
     fi
 
     # 5. make test in the root without CUDA.
-    if [ "$(rc 5)" = 0 ] && out 5 | grep -q '^tests: [0-9]* passed, 0 failed'; then ok; else
+    if [ $test_here = 0 ]; then
+        say "step 5 (make test) not run here: FP8LAB_FRESH_TEST is '$TEST_IN'"
+    elif [ "$(rc 5)" = 0 ] && out 5 | grep -q '^tests: [0-9]* passed, 0 failed'; then ok; else
         bad "5: make test on the fresh root (exit $(rc 5))"
         out 5 | grep -E '^(FAIL|tests:|failed:)' | head -n 20 | sed 's/^/  | /'
         show 5 40
     fi
-    out 5 | grep '^SKIP' | sed "s/^/test-fresh: $suite: make test: /"
-    out 5 | grep '^tests:' | sed "s/^/test-fresh: $suite: make test ($(secs "$t5" "$t6") s): /"
+    if [ $test_here = 1 ]; then
+        out 5 | grep '^SKIP' | sed "s/^/test-fresh: $suite: make test: /"
+        out 5 | grep '^tests:' | sed "s/^/test-fresh: $suite: make test ($(secs "$t5" "$t6") s): /"
+    fi
     say "$(secs "$t0" "$(now)") s in all; $passed passed, $failed failed"
     [ "$failed" = 0 ]
 }
