@@ -28,7 +28,8 @@
 #
 # The first release runs every step; the others run 1, 2 and 5, those that
 # depend on the release (its packages, its compiler), and leave 3 and 4 to
-# the first. The releases' roots are made and tried FP8LAB_FRESH_JOBS at a
+# the first. Step 5 runs only in the releases FP8LAB_FRESH_TEST names, where
+# it is set. The releases' roots are made and tried FP8LAB_FRESH_JOBS at a
 # time (default 1); each one's lines are printed when it is done, with the
 # time it took.
 #
