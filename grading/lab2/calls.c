@@ -128,25 +128,24 @@ float lab2_percentile(const float *mag, size_t m, unsigned per_mille)
     return SJ_RESULT(float, &c);
 }
 
-/* Whether the n floats at x look all +0: 4096 floats at each of 4096 places
- * spread over x, first and last among them. A guard against a grader error
- * (the suite's x too large to copy is a fresh mapping of zeros), not a check
- * of the submission: reading all of x, most of the judge's address space,
- * page by page cost 1.6 s a grading. */
+/* Whether the n floats at x look all +0: every float where n is at most
+ * 4096 * 4096, else 4096 floats at each of about 4096 places spread over x,
+ * and its last 4096. A guard against a grader error (the suite's x too
+ * large to copy is a fresh mapping of zeros), not a check of the
+ * submission: reading all of x, most of the judge's address space, page by
+ * page cost 1.6 s a grading. */
 static bool all_zero(const float *x, size_t n)
 {
     static const float zero[4096];
     const size_t k = sizeof zero / sizeof zero[0], places = 4096;
-    if (n <= k * places)
-        return memcmp(x, zero, floats(n)) == 0;
-    for (size_t i = 0; i < places; i++) {
-        size_t at = (n - k) / (places - 1) * i;
-        if (i == places - 1)
-            at = n - k;
-        if (memcmp(x + at, zero, sizeof zero) != 0)
+    size_t step = n / places > k ? n / places : k;
+    for (size_t at = 0; at < n; at += step) {
+        size_t len = n - at < k ? n - at : k;
+        if (memcmp(x + at, zero, len * sizeof *x) != 0)
             return false;
     }
-    return true;
+    size_t last = n < k ? n : k;
+    return memcmp(x + (n - last), zero, last * sizeof *x) == 0;
 }
 
 int lab2_tensor_stats(const float *x, size_t n, lab2_stats *s)
