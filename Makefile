@@ -255,7 +255,7 @@ SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
 
 .SECONDARY:
 
-.PHONY: all lib tools grader grader-core solutions goldens plots fashion-subset captures test test-fresh bench gpu-report deps \
+.PHONY: all lib tools grader grader-core solutions goldens plots fashion-subset captures torch-goldens test test-fresh bench gpu-report deps \
         help clean cuda-status $(GRADED_LABS) $(GRADED_LABS:%=grader-%)
 
 all: lib tools grader cuda-status
@@ -275,6 +275,7 @@ help:
 	@echo "  make goldens     remake data/golden/ from the solutions, and data/MANIFEST (instructors)"
 	@echo "  make fashion-subset  cut data/fashion-mnist from the full set (instructors)"
 	@echo "  make captures    remake data/captures, lab2's real tensors, from lab3 (instructors)"
+	@echo "  make torch-goldens  remake data/golden/lab6/model, lab6's transformer in PyTorch (instructors)"
 	@echo "  make gradescope-LAB  Gradescope's autograder zip for LAB, in $(BUILD)/gradescope (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
@@ -572,6 +573,12 @@ fashion-subset:
 	sh data/fashion-mnist/make_subset.sh $(FASHION_MNIST) data/fashion-mnist
 	@echo "fashion-subset: now run make goldens to update data/MANIFEST"
 
+# lab6's model goldens, from PyTorch (Debian: python3-torch, python3-numpy):
+# the C model is checked against them (tests/lab6/test_model.c).
+torch-goldens:
+	/usr/bin/python3 tests/lab6/torch_model.py data/golden/lab6/model
+	@echo "torch-goldens: now run make goldens to update data/MANIFEST"
+
 # Instructors: remake data/captures, lab2's real tensors: what the reference
 # lab3's FP32 model saw at its first, middle and last step of the full set, 15
 # epochs, seed 1, one BLAS thread (data/captures/README.md).
@@ -608,6 +615,10 @@ $(BUILD)/obj/tests/%.o: tests/%.c $(CONFIG)
 $(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADER) $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) $(LIB_LIBS) -lpthread -o $@
+
+# lab6's given transformer (labs/lab6/model.c), checked against PyTorch.
+$(BUILD)/obj/tests/lab6/%.o: ALL_CPPFLAGS += -Ilabs/lab6
+$(BUILD)/tests/lab6/test_model: $(BUILD)/labs/lab6/model.o
 
 # Warnings are errors in make test: what it builds, and the goldens makers and
 # the benchmarks, are built again with WERROR=1, each in a tree of its own

@@ -1,0 +1,337 @@
+/*
+ * test_model.c - lab6's given transformer (labs/lab6/model.c), checked by
+ * things other than itself:
+ *   - its forward pass, loss and every gradient against PyTorch's autograd
+ *     on the same weights and tokens, in float64 (tests/lab6/torch_model.py
+ *     made data/golden/lab6/model);
+ *   - two AdamW steps against torch.optim.AdamW with gradient clipping;
+ *   - its gradients against central finite differences of its own loss, at
+ *     the largest coordinate of every tensor and at random ones;
+ *   - causality: a token changes no logit before it;
+ *   - the text: the split, the vocabulary, and a clear error for a file that
+ *     is missing or holds a byte outside it; a configuration that cannot
+ *     be built is refused, naming the field.
+ *
+ *   build/tests/lab6/test_model [DATA_DIR]    (default data/golden/lab6/model)
+ */
+#include <check.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "model.h"
+#include "npy.h"
+
+static const char *dir = "data/golden/lab6/model";
+
+enum { B = 2, T = 8 };
+
+static gpt_config tiny(void)
+{
+    gpt_config c = gpt_config_default();
+    c.d_model = 16;
+    c.n_layer = 2;
+    c.n_head = 4;
+    c.n_kv_head = 2;
+    c.d_ff = 24;
+    c.ctx = 8;
+    return c;
+}
+
+static void *load(const char *name, npy_dtype dtype, size_t n)
+{
+    char path[512];
+    lab_error err;
+    npy_array a;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ck_assert_msg(npy_load(path, &a, &err) == 0, "%s", err.msg);
+    ck_assert_msg(a.dtype == dtype && a.count == n, "%s: %zu values of %s, expected %zu of %s",
+                  path, a.count, npy_dtype_name(a.dtype), n, npy_dtype_name(dtype));
+    void *v = malloc(n * npy_dtype_size(dtype));
+    ck_assert(v != NULL);
+    memcpy(v, a.data, n * npy_dtype_size(dtype));
+    npy_free(&a);
+    return v;
+}
+
+typedef struct golden_case {
+    gpt_model m;
+    uint8_t *tokens, *targets;
+} golden_case;
+
+static void golden_model(golden_case *g)
+{
+    gpt_config c = tiny();
+    rng_state rng;
+    lab_error err;
+    rng_seed(&rng, 1, 1);
+    ck_assert_msg(gpt_init(&g->m, &c, B * T, &rng, &err) == 0, "%s", err.msg);
+    float *p = load("params.npy", NPY_F32, g->m.n_params);
+    memcpy(g->m.params, p, g->m.n_params * sizeof(float));
+    free(p);
+    g->tokens = load("tokens.npy", NPY_U8, B * T);
+    g->targets = load("targets.npy", NPY_U8, B * T);
+}
+
+static void golden_free(golden_case *g)
+{
+    gpt_free(&g->m);
+    free(g->tokens);
+    free(g->targets);
+}
+
+/* Every value of got within tol * (the largest |want| of the tensor) + abs of
+ * want; names the first that is not. */
+static void expect_close(const char *what, const float *got, const float *want, size_t n,
+                         double rel, double abs_tol)
+{
+    double scale = 0.0;
+    for (size_t i = 0; i < n; i++)
+        scale = fmax(scale, fabs((double)want[i]));
+    for (size_t i = 0; i < n; i++) {
+        double diff = fabs((double)got[i] - (double)want[i]);
+        ck_assert_msg(diff <= rel * scale + abs_tol,
+                      "%s[%zu]: %.9g, PyTorch %.9g (difference %.3g; the tensor's largest %.3g)",
+                      what, i, (double)got[i], (double)want[i], diff, scale);
+    }
+}
+
+START_TEST(forward_matches_torch)
+{
+    golden_case g;
+    golden_model(&g);
+    float loss = gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    float *want_loss = load("loss.npy", NPY_F32, 1);
+    ck_assert_msg(fabs((double)loss - (double)want_loss[0]) <= 1e-5 * fabs((double)want_loss[0]),
+                  "loss %.9g, PyTorch %.9g", (double)loss, (double)want_loss[0]);
+    float *want = load("logits.npy", NPY_F32, (size_t)B * T * GPT_VOCAB);
+    expect_close("logits", gpt_logits(&g.m), want, (size_t)B * T * GPT_VOCAB, 2e-6, 0.0);
+    free(want);
+    free(want_loss);
+    golden_free(&g);
+}
+END_TEST
+
+START_TEST(gradients_match_torch)
+{
+    golden_case g;
+    golden_model(&g);
+    gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    gpt_backward(&g.m);
+    float *want = load("grads.npy", NPY_F32, g.m.n_params);
+    for (int k = 0; k < g.m.n_tensors; k++) {
+        const gpt_tensor *t = &g.m.tensors[k];
+        char what[64];
+        snprintf(what, sizeof what, "d %s", t->name);
+        expect_close(what, t->g, want + (t->g - g.m.grads), t->rows * t->cols, 1e-5, 1e-9);
+    }
+    free(want);
+    golden_free(&g);
+}
+END_TEST
+
+START_TEST(adamw_matches_torch)
+{
+    golden_case g;
+    golden_model(&g);
+    float *grads = load("grads.npy", NPY_F32, g.m.n_params);
+    float *want = load("adamw2.npy", NPY_F32, g.m.n_params);
+    gpt_adamw o;
+    ck_assert(gpt_adamw_init(&o, &g.m, 0.01f) == 0);
+    double norm = 0.0;
+    for (size_t i = 0; i < g.m.n_params; i++)
+        norm += (double)grads[i] * grads[i];
+    ck_assert_msg(sqrt(norm) > 1.5, "the golden's gradient norm %.3g does not test clipping",
+                  sqrt(norm));
+    for (int step = 0; step < 2; step++) {
+        memcpy(g.m.grads, grads, g.m.n_params * sizeof(float));
+        float n = gpt_adamw_step(&o, &g.m);
+        ck_assert_msg(fabs((double)n - sqrt(norm)) <= 1e-5 * sqrt(norm), "norm %.9g, want %.9g",
+                      (double)n, sqrt(norm));
+    }
+    for (int k = 0; k < g.m.n_tensors; k++) {
+        const gpt_tensor *t = &g.m.tensors[k];
+        char what[64];
+        snprintf(what, sizeof what, "%s after 2 steps", t->name);
+        expect_close(what, t->w, want + (t->w - g.m.params), t->rows * t->cols, 1e-6, 1e-7);
+    }
+    gpt_adamw_free(&o);
+    free(grads);
+    free(want);
+    golden_free(&g);
+}
+END_TEST
+
+START_TEST(gradients_match_finite_differences)
+{
+    golden_case g;
+    golden_model(&g);
+    gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    gpt_backward(&g.m);
+    float *grads = malloc(g.m.n_params * sizeof(float));
+    ck_assert(grads != NULL);
+    memcpy(grads, g.m.grads, g.m.n_params * sizeof(float));
+    rng_state rng;
+    rng_seed(&rng, 7, 7);
+    const float h = 1e-2f;
+    for (int k = 0; k < g.m.n_tensors; k++) {
+        const gpt_tensor *t = &g.m.tensors[k];
+        size_t n = t->rows * t->cols, off = (size_t)(t->w - g.m.params), top = 0;
+        for (size_t i = 1; i < n; i++)
+            top = fabsf(grads[off + i]) > fabsf(grads[off + top]) ? i : top;
+        for (int j = 0; j < 4; j++) {
+            size_t i = j == 0 ? top : rng_below(&rng, (uint32_t)n);
+            float keep = t->w[i];
+            t->w[i] = keep + h;
+            double up = gpt_forward(&g.m, g.tokens, g.targets, B, T);
+            t->w[i] = keep - h;
+            double down = gpt_forward(&g.m, g.tokens, g.targets, B, T);
+            t->w[i] = keep;
+            double fd = (up - down) / (2.0 * (double)h), an = grads[off + i];
+            ck_assert_msg(fabs(fd - an) <= 2e-3 * fabs(an) + 2e-4,
+                          "d %s[%zu]: backward %.6g, finite difference %.6g", t->name, i, an, fd);
+        }
+    }
+    free(grads);
+    golden_free(&g);
+}
+END_TEST
+
+START_TEST(causal)
+{
+    golden_case g;
+    golden_model(&g);
+    const size_t V = GPT_VOCAB;
+    gpt_forward(&g.m, g.tokens, NULL, B, T);
+    float *before = malloc((size_t)B * T * V * sizeof(float));
+    ck_assert(before != NULL);
+    memcpy(before, gpt_logits(&g.m), (size_t)B * T * V * sizeof(float));
+    g.tokens[5] = (uint8_t)((g.tokens[5] + 1) % V);
+    gpt_forward(&g.m, g.tokens, NULL, B, T);
+    const float *after = gpt_logits(&g.m);
+    ck_assert_msg(memcmp(before, after, 5 * V * sizeof(float)) == 0,
+                  "changing token 5 changed the logits of an earlier position");
+    ck_assert_msg(memcmp(before + 5 * V, after + 5 * V, V * sizeof(float)) != 0,
+                  "changing token 5 did not change its own logits");
+    ck_assert_msg(memcmp(before + T * V, after + T * V, T * V * sizeof(float)) == 0,
+                  "changing a token of sequence 0 changed sequence 1");
+    /* a shorter sequence gives the first positions' logits of a longer one */
+    gpt_forward(&g.m, g.tokens, NULL, 1, 5);
+    ck_assert_msg(memcmp(gpt_logits(&g.m), after, 5 * V * sizeof(float)) == 0,
+                  "5 tokens alone gave other logits than the first 5 of 8");
+    free(before);
+    golden_free(&g);
+}
+END_TEST
+
+START_TEST(config_refused)
+{
+    static const struct {
+        const char *field;
+        size_t offset;
+        int bad;
+    } cases[] = {
+        {"vocab", offsetof(gpt_config, vocab), 95},
+        {"d_model", offsetof(gpt_config, d_model), 18},  /* not 4 heads */
+        {"d_model", offsetof(gpt_config, d_model), 12},  /* head_dim 3: odd */
+        {"n_kv_head", offsetof(gpt_config, n_kv_head), 3},
+        {"n_layer", offsetof(gpt_config, n_layer), 0},
+        {"ctx", offsetof(gpt_config, ctx), -1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gpt_config c = tiny();
+        memcpy((char *)&c + cases[k].offset, &cases[k].bad, sizeof(int));
+        gpt_model m;
+        rng_state rng;
+        lab_error err = {{0}};
+        rng_seed(&rng, 1, 1);
+        ck_assert_msg(gpt_init(&m, &c, 16, &rng, &err) == -1, "%s %d was accepted",
+                      cases[k].field, cases[k].bad);
+        ck_assert_msg(strstr(err.msg, cases[k].field) != NULL, "%s %d: the error \"%s\"",
+                      cases[k].field, cases[k].bad, err.msg);
+    }
+}
+END_TEST
+
+START_TEST(text_split_and_errors)
+{
+    char path[4096];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/lab6_text.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    ck_assert_msg(fd >= 0, "mkstemp %s", path);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert(f != NULL);
+    uint32_t lcg = 12345;  /* characters that repeat no window of 16 */
+    for (int i = 0; i < 10000; i++) {
+        lcg = lcg * 1664525u + 1013904223u;
+        fputc(i == 0 ? ' ' : i == 94 ? '~' : i % 100 == 99 ? '\n' : ' ' + (int)(lcg >> 16) % 95, f);
+    }
+    fclose(f);
+    gpt_text t;
+    lab_error err;
+    ck_assert_msg(gpt_text_load(path, &t, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(t.n, 10000);
+    ck_assert_uint_eq(t.n_train, 9000);
+    ck_assert_uint_eq(t.tokens[0], 1);    /* ' ' */
+    ck_assert_uint_eq(t.tokens[94], 95);  /* '~' */
+    ck_assert_uint_eq(t.tokens[99], 0);   /* newline */
+    for (int c = 0; c < 256; c++) {
+        int tok = gpt_token(c);
+        if (tok >= 0)
+            ck_assert_int_eq(gpt_char(tok), c);
+    }
+    uint8_t x[4 * 16], y[4 * 16];
+    rng_state rng;
+    rng_seed(&rng, 3, 3);
+    for (int val = 0; val < 2; val++)
+        for (int r = 0; r < 200; r++) {
+            gpt_text_batch(&t, val, 4, 16, &rng, x, y);
+            for (int b = 0; b < 4; b++) {
+                size_t off = 0;
+                while (off + 16 <= t.n && memcmp(t.tokens + off, x + b * 16, 16) != 0)
+                    off++;
+                ck_assert(off + 16 <= t.n);
+                ck_assert_msg(val ? off >= t.n_train : off + 16 < t.n_train,
+                              "a %s window at %zu crosses the split at %zu",
+                              val ? "validation" : "training", off, t.n_train);
+                ck_assert(memcmp(y + b * 16, x + b * 16 + 1, 15) == 0);
+            }
+        }
+    gpt_text_free(&t);
+
+    f = fopen(path, "r+b");
+    ck_assert(f != NULL);
+    fseek(f, 4321, SEEK_SET);
+    fputc('\t', f);
+    fclose(f);
+    ck_assert_int_eq(gpt_text_load(path, &t, &err), -1);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "byte 4321") && strstr(err.msg, "0x09"),
+                  "%s", err.msg);
+    remove(path);
+    ck_assert_int_eq(gpt_text_load(path, &t, &err), -1);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "cannot open"), "%s", err.msg);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        dir = argv[1];
+    Suite *s = suite_create("lab6 model");
+    TCase *tc = tcase_create("model");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, forward_matches_torch);
+    tcase_add_test(tc, gradients_match_torch);
+    tcase_add_test(tc, adamw_matches_torch);
+    tcase_add_test(tc, gradients_match_finite_differences);
+    tcase_add_test(tc, causal);
+    tcase_add_test(tc, config_refused);
+    tcase_add_test(tc, text_split_and_errors);
+    suite_add_tcase(s, tc);
+    return check_run(s);
+}
