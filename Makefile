@@ -281,7 +281,7 @@ help:
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
 	@echo "  make test-fresh  the README's quick start on fresh Debian 12 and 13 roots (root and mmdebstrap)"
 	@echo "  make gpu-report  on a machine with a GPU: every lab5 check and figure, in $(BUILD)/gpu-report.txt"
-	@echo "  make bench       the quick start's time, the grader's per lab, lab3 against PyTorch, the codec"
+	@echo "  make bench       the quick start's time, the grader's per lab, lab3 and lab6 against PyTorch, the codec"
 	@echo "                   against the memory limit, and on a GPU lab5's kernels against the copy and cuBLASLt"
 	@echo "  make clean       remove $(BUILD)/"
 	@echo ""
@@ -644,7 +644,7 @@ werror-opt:
 	+$(call werror_tree,opt,$(WERROR_OPT))
 werror-O1:
 	+$(call werror_tree,O1,$(WERROR_O1),NVCC=none)
-werror-tree: $(MANIFEST) $(BENCH_BINS) $(LABS:%=$(BUILD)/grading/%_goldens)
+werror-tree: $(MANIFEST) $(BENCH_BINS) $(LAB6_BENCH) $(LABS:%=$(BUILD)/grading/%_goldens)
 
 # lab5's real suite with a stand-in for CUDA (tests/lab5/cuda_standin.c), for
 # tests/lab5/test_host_time.c: the tests' host work, measured without a GPU.
@@ -686,6 +686,13 @@ $(BUILD)/bench/%: tests/bench/%.cpp $(LIB) $(CONFIG)
 	$(call say,CXX,$<)$(CXX) $(ALL_CPPFLAGS) $(if $(CUDA_INC),-DFP8LAB_HAVE_CUDA_FP8 -isystem $(CUDA_INC)) \
 	  $(ALL_CXXFLAGS) $< $(LIB) $(LDFLAGS) $(LIB_LIBS) -lpthread -o $@
 
+# lab6's step, timed against PyTorch's (tests/bench/bench_lab6.sh).
+LAB6_BENCH := $(BUILD)/bench/lab6_step
+$(LAB6_BENCH): tests/bench/lab6_step.c $(BUILD)/labs/lab6/model.o $(LIB) $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,CC,$<)$(CC) $(ALL_CPPFLAGS) -Ilabs/lab6 $(ALL_CFLAGS) $< $(BUILD)/labs/lab6/model.o $(LIB) \
+	  $(LDFLAGS) $(LIB_LIBS) -o $@
+
 # The list tests/run.sh works through: one line per test, 'name|kind|command'.
 $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH_TESTS) \
              $(STANDIN_RUNNER) $(GRADER_ALL) $(SOLUTION_DEMOS) $(LAB_DEMOS) Makefile
@@ -721,12 +728,13 @@ endif
 test-fresh:
 	@sh tests/fresh/run.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
-bench: $(BENCH_BINS) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
+bench: $(BENCH_BINS) $(LAB6_BENCH) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
 	@sh tests/bench/bench_lab5.sh $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5 $(GPUPROBE))
 	@sh tests/bench/bench_quickstart.sh
 	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
 	@sh tests/bench/bench_batch.sh $(GRADER_BIN)
 	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3
+	@sh tests/bench/bench_lab6.sh $(LAB6_BENCH)
 	@$(foreach b,$(BENCH_BINS),$(b) &&) true
 
 -include $(shell find $(BUILD)/obj $(BUILD)/subject $(BUILD)/labs $(BUILD)/solutions -name '*.d' 2>/dev/null)
