@@ -275,7 +275,7 @@ help:
 	@echo "  make goldens     remake data/golden/ from the solutions, and data/MANIFEST (instructors)"
 	@echo "  make fashion-subset  cut data/fashion-mnist from the full set (instructors)"
 	@echo "  make captures    remake data/captures, lab2's real tensors, from lab3 (instructors)"
-	@echo "  make torch-goldens  remake data/golden/lab6/model, lab6's transformer in PyTorch (instructors)"
+	@echo "  make torch-goldens  remake data/golden/lab6, lab6's transformer in PyTorch and quantizer in NumPy (instructors)"
 	@echo "  make gradescope-LAB  Gradescope's autograder zip for LAB, in $(BUILD)/gradescope (instructors)"
 	@echo "  make lib         build only $(LIB)"
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
@@ -573,10 +573,12 @@ fashion-subset:
 	sh data/fashion-mnist/make_subset.sh $(FASHION_MNIST) data/fashion-mnist
 	@echo "fashion-subset: now run make goldens to update data/MANIFEST"
 
-# lab6's model goldens, from PyTorch (Debian: python3-torch, python3-numpy):
-# the C model is checked against them (tests/lab6/test_model.c).
+# lab6's goldens from PyTorch and NumPy (Debian: python3-torch, python3-numpy):
+# the C model and the fine-grained quantizer are checked against them
+# (tests/lab6/test_model.c, test_exercises.c).
 torch-goldens:
 	/usr/bin/python3 tests/lab6/torch_model.py data/golden/lab6/model
+	/usr/bin/python3 tests/lab6/numpy_finegrained.py data/golden/lab6/finegrained
 	@echo "torch-goldens: now run make goldens to update data/MANIFEST"
 
 # Instructors: remake data/captures, lab2's real tensors: what the reference
@@ -616,9 +618,11 @@ $(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADE
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) $(LIB_LIBS) -lpthread -o $@
 
-# lab6's given transformer (labs/lab6/model.c), checked against PyTorch.
+# lab6's given transformer (labs/lab6/model.c), checked against PyTorch, and
+# its reference solution against the library's codec and NumPy.
 $(BUILD)/obj/tests/lab6/%.o: ALL_CPPFLAGS += -Ilabs/lab6
 $(BUILD)/tests/lab6/test_model: $(BUILD)/labs/lab6/model.o
+$(BUILD)/tests/lab6/test_exercises: $(BUILD)/solutions/lab6/lab6.o
 
 # Warnings are errors in make test: what it builds, and the goldens makers and
 # the benchmarks, are built again with WERROR=1, each in a tree of its own

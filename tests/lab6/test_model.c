@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check_run.h"
+#include "golden_load.h"
 #include "model.h"
 #include "npy.h"
 
@@ -44,18 +45,7 @@ static gpt_config tiny(void)
 
 static void *load(const char *name, npy_dtype dtype, size_t n)
 {
-    char path[512];
-    lab_error err;
-    npy_array a;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    ck_assert_msg(npy_load(path, &a, &err) == 0, "%s", err.msg);
-    ck_assert_msg(a.dtype == dtype && a.count == n, "%s: %zu values of %s, expected %zu of %s",
-                  path, a.count, npy_dtype_name(a.dtype), n, npy_dtype_name(dtype));
-    void *v = malloc(n * npy_dtype_size(dtype));
-    ck_assert(v != NULL);
-    memcpy(v, a.data, n * npy_dtype_size(dtype));
-    npy_free(&a);
-    return v;
+    return golden_load(dir, name, dtype, n);
 }
 
 typedef struct golden_case {

@@ -1,0 +1,145 @@
+/*
+ * lab6.c - the reference solution of lab6's exercises (labs/lab6/lab6.h).
+ */
+#include "lab6.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* ---- stochastic rounding ------------------------------------------------------ */
+
+uint16_t lab6_sr_bf16(float x, uint32_t r)
+{
+    uint32_t u = bits_of(x);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+        return (uint16_t)((u >> 16) | 0x0040u);
+    /* the dropped 16 bits are p * 2^16; hi is lo's bits plus one (past the
+     * largest finite BF16 that is 0x7F80, infinity) */
+    uint32_t rem = u & 0xFFFFu;
+    return (uint16_t)((u >> 16) + ((r >> 16) < rem));
+}
+
+uint8_t lab6_sr_fp8(float x, fp8_format fmt, uint32_t r)
+{
+    const fp8_format_info *f = fp8_info(fmt);
+    if (isnan(x))
+        return fp8_encode(x, fmt, true);
+    float a = fabsf(x);
+    uint8_t sign = signbit(x) ? 0x80 : 0x00;
+    if (a >= f->max_finite)
+        return fp8_encode(x, fmt, true);
+    /* lo: the largest code whose value is at most a (codes of one sign grow
+     * with their values); hi the next */
+    uint8_t lo = fp8_encode_rounded(a, fmt, true, FP8_ROUND_TOWARD_ZERO);
+    float vlo = fp8_decode(lo, fmt);
+    if (vlo == a)
+        return (uint8_t)(lo | sign);
+    float vhi = fp8_decode((uint8_t)(lo + 1), fmt);
+    /* p = (a - vlo) / (vhi - vlo): the difference is exact (a and vlo share
+     * a binade, or vlo is 0), the gap a power of two */
+    double p = ((double)a - (double)vlo) / ((double)vhi - (double)vlo);
+    double threshold = floor(ldexp(p, 32));
+    return (uint8_t)(((double)r < threshold ? lo + 1 : lo) | sign);
+}
+
+/* ---- fine-grained scaling --------------------------------------------------------- */
+
+float lab6_tile_scale(float amax)
+{
+    if (!(amax > 0.0f) || isinf(amax))
+        return 1.0f;
+    float s = 448.0f / amax;
+    return isinf(s) ? FLT_MAX : s;
+}
+
+static float amax_of(const float *x, size_t rows, size_t cols, size_t stride)
+{
+    float m = 0.0f;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            float a = fabsf(x[r * stride + c]);
+            if (a > m)
+                m = a;
+        }
+    return m;
+}
+
+/* Encodes a rows x cols group of x (row stride stride) with one scale; returns
+ * its inverse. */
+static float quantize_group(const float *x, size_t rows, size_t cols, size_t stride,
+                            uint8_t *codes)
+{
+    float scale = lab6_tile_scale(amax_of(x, rows, cols, stride));
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++)
+            codes[r * stride + c] = fp8_encode(x[r * stride + c] * scale, FP8_E4M3, true);
+    return 1.0f / scale;
+}
+
+static size_t tiles(size_t n)
+{
+    return (n + LAB6_TILE - 1) / LAB6_TILE;
+}
+
+static size_t tile_len(size_t n, size_t t)
+{
+    size_t left = n - t * LAB6_TILE;
+    return left < LAB6_TILE ? left : LAB6_TILE;
+}
+
+void lab6_quantize_tiles(const float *x, size_t rows, size_t cols, uint8_t *codes,
+                         float *scale_inv)
+{
+    size_t nt = tiles(cols);
+    for (size_t r = 0; r < rows; r++)
+        for (size_t t = 0; t < nt; t++)
+            scale_inv[r * nt + t] = quantize_group(x + r * cols + t * LAB6_TILE, 1,
+                                                   tile_len(cols, t), cols,
+                                                   codes + r * cols + t * LAB6_TILE);
+}
+
+void lab6_quantize_blocks(const float *w, size_t rows, size_t cols, uint8_t *codes,
+                          float *scale_inv)
+{
+    size_t nbr = tiles(rows), nbc = tiles(cols);
+    for (size_t br = 0; br < nbr; br++)
+        for (size_t bc = 0; bc < nbc; bc++) {
+            size_t off = br * LAB6_TILE * cols + bc * LAB6_TILE;
+            scale_inv[br * nbc + bc] = quantize_group(w + off, tile_len(rows, br),
+                                                      tile_len(cols, bc), cols, codes + off);
+        }
+}
+
+void lab6_gemm_tiles(const uint8_t *xcodes, const float *x_scale_inv, const uint8_t *wcodes,
+                     const float *w_scale_inv, float *y, size_t M, size_t N, size_t K)
+{
+    size_t nt = tiles(K);
+    float dec[256];
+    for (int c = 0; c < 256; c++)
+        dec[c] = fp8_decode((uint8_t)c, FP8_E4M3);
+    for (size_t m = 0; m < M; m++)
+        for (size_t n = 0; n < N; n++) {
+            const uint8_t *xr = xcodes + m * K, *wr = wcodes + n * K;
+            float acc = 0.0f;
+            for (size_t t = 0; t < nt; t++) {
+                float part = 0.0f;
+                size_t k0 = t * LAB6_TILE, k1 = k0 + tile_len(K, t);
+                for (size_t k = k0; k < k1; k++) {
+                    float prod = dec[xr[k]] * dec[wr[k]];
+                    part += prod;
+                }
+                float s = x_scale_inv[m * nt + t] * w_scale_inv[(n / LAB6_TILE) * nt + t];
+                float contrib = part * s;
+                acc += contrib;
+            }
+            y[m * N + n] = acc;
+        }
+}
