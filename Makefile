@@ -618,6 +618,13 @@ $(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADE
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) $(LIB_LIBS) -lpthread -o $@
 
+# lab6's demo, from the reference solution (lab6 has no skeleton or grader
+# yet): every recipe side by side.
+$(BUILD)/solutions/lab6/lab6: $(BUILD)/labs/lab6/main.o $(BUILD)/solutions/lab6/lab6.o \
+    $(call lab_given,lab6) $(LIB)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
+
 # lab6's given transformer (labs/lab6/model.c), checked against PyTorch, and
 # its reference solution against the library's codec and NumPy.
 $(BUILD)/obj/tests/lab6/%.o: ALL_CPPFLAGS += -Ilabs/lab6
@@ -699,7 +706,8 @@ $(LAB6_BENCH): tests/bench/lab6_step.c $(BUILD)/labs/lab6/model.o $(LIB) $(CONFI
 
 # The list tests/run.sh works through: one line per test, 'name|kind|command'.
 $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH_TESTS) \
-             $(STANDIN_RUNNER) $(GRADER_ALL) $(SOLUTION_DEMOS) $(LAB_DEMOS) Makefile
+             $(STANDIN_RUNNER) $(GRADER_ALL) $(SOLUTION_DEMOS) $(LAB_DEMOS) \
+             $(BUILD)/solutions/lab6/lab6 Makefile
 	@mkdir -p $(@D)
 	@{ $(foreach t,$(UNIT_BINS),echo '$(t:$(BUILD)/tests/%=%)|run|$(t)';) \
 	   $(foreach t,$(SH_TESTS),echo '$(basename $(t:tests/%=%))|run|GRADER=$(GRADER_BIN) \

@@ -16,7 +16,82 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "delayed.h"
 #include "fp8.h"
+
+/* ---- the FP8 linear layer, per-tensor scaling ------------------------------------ */
+
+/*
+ * One linear layer y = x W^T (x is M x K, W is N x K, y is M x N) with its
+ * GEMMs in FP8, as Transformer Engine's te.Linear does under the HYBRID
+ * format: x and W cast to E4M3, the output's gradient dy to E5M2, each
+ * with one scale for the whole tensor, the products accumulated in FP32.
+ * The forward pass keeps its FP8 x and W for the backward pass, as TE
+ * saves them (transformer_engine/pytorch/module/linear.py), so dgrad and
+ * wgrad multiply the same FP8 values forward did.
+ *
+ * Two ways to choose a scale:
+ *   delayed (current == 0): s->scale as it stands, from the amax history
+ *     of earlier steps; the cast records this tensor's amax (delayed_record)
+ *     and lab6_fp8_update, between steps, moves the scales (delayed_update).
+ *     TE's DelayedScaling.
+ *   current (current == 1): the scale from this tensor's own amax, taken
+ *     before the cast: fmt's largest finite value / amax in float, 1 when
+ *     the amax is 0, infinite or NaN, FLT_MAX when the division overflows
+ *     (TE's Float8CurrentScaling; compute_scale_from_amax in
+ *     transformer_engine/common/recipe/recipe_common.cuh). It is stored
+ *     in s->scale and s->scale_inv = 1 / scale; the history is not used.
+ */
+typedef struct lab6_fp8_linear {
+    delayed_scaler sx, sw, sdy; /* E4M3, E4M3, E5M2 */
+    int current;                /* 0 delayed, 1 current scaling */
+    uint8_t *xq, *wq;           /* the forward's casts: M x K and N x K codes,
+                                   room for cap_x and cap_w (the caller's) */
+    size_t cap_x, cap_w;
+    float x_scale_inv, w_scale_inv; /* the scale_inv each was cast with */
+    /* the last casts of x, w and dy: how many values, how many became the
+     * format's largest magnitude from above it (saturated), how many
+     * nonzero ones became zero (flushed) */
+    size_t n_cast[3], n_saturated[3], n_flushed[3];
+} lab6_fp8_linear;
+
+/*
+ * The cast of n values of x with s (see above for the scale): codes[i] =
+ * fp8_encode(x[i] * scale, s->fmt, true). Records amax(|x|) (NaN ignored)
+ * with delayed_record in both modes. Returns the scale_inv it used.
+ * Counts in *saturated the x[i] with |x[i] * scale| above the format's
+ * largest finite value, and in *flushed the nonzero x[i] whose code is a
+ * zero (either may be NULL).
+ */
+float lab6_fp8_cast(delayed_scaler *s, int current, const float *x, size_t n, uint8_t *codes,
+                    size_t *saturated, size_t *flushed);
+
+/*
+ * y = x W^T in FP8: xq = cast of x with L->sx, wq = cast of W with L->sw
+ * (into L->xq, L->wq, their scale_invs into L->x_scale_inv, w_scale_inv),
+ * then
+ *     y[m][n] = (sum_k dec(xq[m][k]) dec(wq[n][k])) * (sinv_x * sinv_w)
+ * with dec = fp8_decode, the sum in FP32 (through cblas_sgemm: any order),
+ * sinv_x * sinv_w one float product. Fills L->n_cast, n_saturated,
+ * n_flushed for x (index 0) and W (1).
+ */
+void lab6_fp8_forward(lab6_fp8_linear *L, const float *x, const float *w, float *y, size_t M,
+                      size_t N, size_t K);
+
+/*
+ * The backward pass of the last forward, given dy (M x N): dyq = cast of dy
+ * with L->sdy (E5M2), then, with the forward's xq and wq,
+ *     dx[m][k] = (sum_n dec(dyq[m][n]) dec(wq[n][k])) * (sinv_dy * sinv_w)
+ *     dw[n][k] = (sum_m dec(dyq[m][n]) dec(xq[m][k])) * (sinv_dy * sinv_x)
+ * both written (not added to); the sums in FP32 in any order. Fills the
+ * counts of dy (index 2).
+ */
+void lab6_fp8_backward(lab6_fp8_linear *L, const float *dy, float *dx, float *dw, size_t M,
+                       size_t N, size_t K);
+
+/* Between steps: delayed_update on sx, sw and sdy (nothing under current
+ * scaling). */
+void lab6_fp8_update(lab6_fp8_linear *L);
 
 /* ---- stochastic rounding ------------------------------------------------------ */
 
@@ -46,7 +121,14 @@ uint16_t lab6_sr_bf16(float x, uint32_t r);
  */
 uint8_t lab6_sr_fp8(float x, fp8_format fmt, uint32_t r);
 
-/* ---- fine-grained scaling (DeepSeek-V3, arXiv:2412.19437 section 3.3) ---------- */
+/* ---- fine-grained scaling (DeepSeek-V3, arXiv:2412.19437 section 3.3) ----------
+ *
+ * Transformer Engine's Float8BlockScaling recipe is this scheme
+ * (transformer_engine/common/recipe/__init__.py): 1 x 128 tiles for inputs
+ * and gradients, 128 x 128 blocks for weights, E4M3 by default, the GEMMs'
+ * partial sums promoted ("split accumulation"). Its scales are powers of
+ * two unless NVTE_FP8_BLOCK_SCALING_FP32_SCALES=1; here they are FP32, as
+ * DeepSeek-V3's are. */
 
 #define LAB6_TILE 128 /* a tile's length, a block's side */
 

@@ -3,8 +3,10 @@
  */
 #include "lab6.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t bits_of(float x)
@@ -12,6 +14,125 @@ static uint32_t bits_of(float x)
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     return u;
+}
+
+/* ---- the FP8 linear layer ---------------------------------------------------------- */
+
+float lab6_fp8_cast(delayed_scaler *s, int current, const float *x, size_t n, uint8_t *codes,
+                    size_t *saturated, size_t *flushed)
+{
+    float amax = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        float a = fabsf(x[i]);
+        if (a > amax)
+            amax = a;
+    }
+    delayed_record(s, amax);
+    float max = fp8_info(s->fmt)->max_finite;
+    if (current) {
+        float scale = 1.0f;
+        if (amax > 0.0f && !isinf(amax)) {
+            scale = max / amax;
+            if (isinf(scale))
+                scale = FLT_MAX;
+        }
+        s->scale = scale;
+        s->scale_inv = 1.0f / scale;
+    }
+    float scale = s->scale;
+    size_t sat = 0, flush = 0;
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i] * scale;
+        uint8_t c = fp8_encode(v, s->fmt, true);
+        codes[i] = c;
+        sat += fabsf(v) > max;
+        flush += x[i] != 0.0f && fp8_is_zero(c, s->fmt);
+    }
+    if (saturated)
+        *saturated = sat;
+    if (flushed)
+        *flushed = flush;
+    return s->scale_inv;
+}
+
+/* codes -> their values, through a table */
+static void decode_all(const uint8_t *codes, size_t n, fp8_format fmt, float *out)
+{
+    float t[256];
+    for (int c = 0; c < 256; c++)
+        t[c] = fp8_decode((uint8_t)c, fmt);
+    for (size_t i = 0; i < n; i++)
+        out[i] = t[codes[i]];
+}
+
+/* Room for n floats and m bytes, kept from call to call (the demo's layers
+ * run one at a time). */
+static float *scratch(size_t n, size_t m, uint8_t **bytes)
+{
+    static float *buf;
+    static size_t cap;
+    size_t need = n + (m + sizeof(float) - 1) / sizeof(float);
+    if (need > cap) {
+        free(buf);
+        buf = malloc(need * sizeof(float));
+        cap = buf ? need : 0;
+        if (!buf)
+            abort();
+    }
+    if (bytes)
+        *bytes = (uint8_t *)(buf + n);
+    return buf;
+}
+
+static void scale_all(float *y, size_t n, float s)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = y[i] * s;
+}
+
+void lab6_fp8_forward(lab6_fp8_linear *L, const float *x, const float *w, float *y, size_t M,
+                      size_t N, size_t K)
+{
+    L->x_scale_inv = lab6_fp8_cast(&L->sx, L->current, x, M * K, L->xq, &L->n_saturated[0],
+                                   &L->n_flushed[0]);
+    L->w_scale_inv = lab6_fp8_cast(&L->sw, L->current, w, N * K, L->wq, &L->n_saturated[1],
+                                   &L->n_flushed[1]);
+    L->n_cast[0] = M * K;
+    L->n_cast[1] = N * K;
+    float *xd = scratch(M * K + N * K, 0, NULL), *wd = xd + M * K;
+    decode_all(L->xq, M * K, L->sx.fmt, xd);
+    decode_all(L->wq, N * K, L->sw.fmt, wd);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, xd, (int)K,
+                wd, (int)K, 0.0f, y, (int)N);
+    scale_all(y, M * N, L->x_scale_inv * L->w_scale_inv);
+}
+
+void lab6_fp8_backward(lab6_fp8_linear *L, const float *dy, float *dx, float *dw, size_t M,
+                       size_t N, size_t K)
+{
+    uint8_t *dyq;
+    float *dyd = scratch(M * N + M * K + N * K, M * N, &dyq), *xd = dyd + M * N, *wd = xd + M * K;
+    float sinv_dy = lab6_fp8_cast(&L->sdy, L->current, dy, M * N, dyq, &L->n_saturated[2],
+                                  &L->n_flushed[2]);
+    L->n_cast[2] = M * N;
+    decode_all(dyq, M * N, L->sdy.fmt, dyd);
+    decode_all(L->xq, M * K, L->sx.fmt, xd);
+    decode_all(L->wq, N * K, L->sw.fmt, wd);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)K, (int)N, 1.0f, dyd,
+                (int)N, wd, (int)K, 0.0f, dx, (int)K);
+    scale_all(dx, M * K, sinv_dy * L->w_scale_inv);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)K, (int)M, 1.0f, dyd, (int)N,
+                xd, (int)K, 0.0f, dw, (int)K);
+    scale_all(dw, N * K, sinv_dy * L->x_scale_inv);
+}
+
+void lab6_fp8_update(lab6_fp8_linear *L)
+{
+    if (L->current)
+        return;
+    delayed_update(&L->sx);
+    delayed_update(&L->sw);
+    delayed_update(&L->sdy);
 }
 
 /* ---- stochastic rounding ------------------------------------------------------ */

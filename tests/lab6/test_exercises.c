@@ -9,6 +9,11 @@
  *     p * 2^32, and over 2^16 evenly spread streams a mean equal to x
  *     exactly (a rounding biased by one step in 2^16 fails it); and a
  *     random stream's mean within a 6-sigma bound;
+ *   - the FP8 linear layer: each cast against the library's codec with the
+ *     scale its mode calls for (delayed: the scaler's; current: from the
+ *     tensor, by hand), its counts by definition, the three GEMMs against
+ *     the exact products of the FP8 values within an FP32 sum's bound, the
+ *     update against common/delayed;
  *   - the fine-grained quantizer and its GEMM against NumPy's
  *     (tests/lab6/numpy_finegrained.py made data/golden/lab6/finegrained),
  *     bit for bit; the scale's special cases by hand.
@@ -251,6 +256,179 @@ START_TEST(tile_scale_cases)
 }
 END_TEST
 
+/* ---- the FP8 linear layer ---------------------------------------------------------- */
+
+static lab6_fp8_linear fresh_linear(int current, size_t cap_x, size_t cap_w)
+{
+    lab6_fp8_linear L;
+    memset(&L, 0, sizeof L);
+    delayed_init(&L.sx, FP8_E4M3, false, 16, 0);
+    delayed_init(&L.sw, FP8_E4M3, false, 16, 0);
+    delayed_init(&L.sdy, FP8_E5M2, false, 16, 0);
+    L.current = current;
+    L.cap_x = cap_x;
+    L.cap_w = cap_w;
+    L.xq = malloc(cap_x);
+    L.wq = malloc(cap_w);
+    ck_assert(L.xq && L.wq);
+    return L;
+}
+
+static void fill(float *x, size_t n, float scale, rng_state *rng)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] = scale * rng_normal(rng);
+}
+
+START_TEST(fp8_cast_delayed_and_current)
+{
+    rng_state rng;
+    rng_seed(&rng, 65, 5);
+    float x[1000];
+    uint8_t codes[1000];
+    fill(x, 1000, 3.0f, &rng);
+    x[7] = 2000.0f;   /* saturates at scale 1 */
+    x[8] = 1e-4f;     /* flushes at scale 1: below half of 2^-9 */
+    x[9] = -0.0f;     /* a zero is not flushed */
+    x[10] = -448.0f;  /* the largest value is not saturated */
+    delayed_scaler s;
+    delayed_init(&s, FP8_E4M3, false, 16, 0);
+    size_t sat = 99, fl = 99;
+    float inv = lab6_fp8_cast(&s, 0, x, 1000, codes, &sat, &fl);
+    ck_assert(inv == 1.0f && s.scale == 1.0f);
+    ck_assert_msg(s.history[0] == 2000.0f, "history[0] %g, want the amax 2000", (double)s.history[0]);
+    size_t want_sat = 0, want_fl = 0;
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_uint_eq(codes[i], fp8_encode(x[i], FP8_E4M3, true));
+        want_sat += fabsf(x[i]) > 448.0f;
+        want_fl += x[i] != 0.0f && fp8_is_zero(codes[i], FP8_E4M3);
+    }
+    ck_assert_uint_eq(sat, want_sat);
+    ck_assert_uint_eq(fl, want_fl);
+    ck_assert(sat >= 1 && fl >= 1);
+    /* current scaling: 448 / 2000 from this tensor, before the cast */
+    delayed_init(&s, FP8_E4M3, false, 16, 0);
+    inv = lab6_fp8_cast(&s, 1, x, 1000, codes, NULL, NULL);
+    float scale = 448.0f / 2000.0f;
+    ck_assert_msg(s.scale == scale && s.scale_inv == 1.0f / scale && inv == 1.0f / scale,
+                  "current: scale %a, scale_inv %a, returned %a; want %a, %a", (double)s.scale,
+                  (double)s.scale_inv, (double)inv, (double)scale, (double)(1.0f / scale));
+    for (int i = 0; i < 1000; i++)
+        ck_assert_uint_eq(codes[i], fp8_encode(x[i] * scale, FP8_E4M3, true));
+    /* current scaling's special amaxes: 0, infinite, tiny; E5M2's largest */
+    float zeros[3] = {0.0f, -0.0f, 0.0f}, inf[2] = {1.0f, -INFINITY}, tiny[1] = {1e-40f};
+    float big[2] = {1.0f, 8.0f};
+    delayed_init(&s, FP8_E5M2, false, 16, 0);
+    lab6_fp8_cast(&s, 1, zeros, 3, codes, NULL, NULL);
+    ck_assert(s.scale == 1.0f);
+    lab6_fp8_cast(&s, 1, inf, 2, codes, NULL, NULL);
+    ck_assert(s.scale == 1.0f);
+    lab6_fp8_cast(&s, 1, tiny, 1, codes, NULL, NULL);
+    ck_assert(s.scale == FLT_MAX);
+    lab6_fp8_cast(&s, 1, big, 2, codes, NULL, NULL);
+    ck_assert(s.scale == 57344.0f / 8.0f);
+    ck_assert_uint_eq(codes[1], 0x7B); /* 8 * 7168 = 57344 */
+}
+END_TEST
+
+/* |got - want| within 2 (K + 2) 2^-24 times the sum of the terms'
+ * magnitudes (lab3's bound for an FP32 sum in any order, and the scale). */
+static void within_gemm_bound(const char *what, size_t i, float got, double want, double mag,
+                              size_t K)
+{
+    double bound = 2.0 * (double)(K + 2) * 0x1p-24 * mag + 1e-30;
+    ck_assert_msg(fabs((double)got - want) <= bound, "%s[%zu]: %.9g, exact %.9g (bound %.3g)", what,
+                  i, (double)got, want, bound);
+}
+
+START_TEST(fp8_linear_matches_exact_products)
+{
+    enum { M = 9, N = 7, K = 40 };
+    rng_state rng;
+    rng_seed(&rng, 66, 6);
+    float x[M * K], w[N * K], y[M * N], dy[M * N], dx[M * K], dw[N * K];
+    for (int current = 0; current < 2; current++) {
+        lab6_fp8_linear L = fresh_linear(current, M * K, N * K);
+        for (int step = 0; step < 3; step++) {
+            fill(x, M * K, 20.0f, &rng);
+            fill(w, N * K, 0.05f, &rng);
+            fill(dy, M * N, 1e-3f, &rng);
+            float sx = L.sx.scale, sw = L.sw.scale; /* delayed: the scales the casts use */
+            lab6_fp8_forward(&L, x, w, y, M, N, K);
+            if (current) {
+                sx = L.sx.scale;
+                sw = L.sw.scale;
+            }
+            for (int i = 0; i < M * K; i++)
+                ck_assert_uint_eq(L.xq[i], fp8_encode(x[i] * sx, FP8_E4M3, true));
+            for (int i = 0; i < N * K; i++)
+                ck_assert_uint_eq(L.wq[i], fp8_encode(w[i] * sw, FP8_E4M3, true));
+            ck_assert(L.x_scale_inv == 1.0f / sx && L.w_scale_inv == 1.0f / sw);
+            ck_assert(L.n_cast[0] == M * K && L.n_cast[1] == N * K);
+            float s = L.x_scale_inv * L.w_scale_inv;
+            for (int m = 0; m < M; m++)
+                for (int n = 0; n < N; n++) {
+                    double sum = 0.0, mag = 0.0;
+                    for (int k = 0; k < K; k++) {
+                        double t = (double)fp8_decode(L.xq[m * K + k], FP8_E4M3) *
+                                   (double)fp8_decode(L.wq[n * K + k], FP8_E4M3);
+                        sum += t, mag += fabs(t);
+                    }
+                    within_gemm_bound("y", (size_t)(m * N + n), y[m * N + n], sum * (double)s,
+                                      mag * (double)s, K);
+                }
+            float sdy = L.sdy.scale;
+            lab6_fp8_backward(&L, dy, dx, dw, M, N, K);
+            if (current)
+                sdy = L.sdy.scale;
+            uint8_t dyq[M * N];
+            for (int i = 0; i < M * N; i++)
+                dyq[i] = fp8_encode(dy[i] * sdy, FP8_E5M2, true);
+            float sinv_dy = 1.0f / sdy, s_dx = sinv_dy * L.w_scale_inv,
+                  s_dw = sinv_dy * L.x_scale_inv;
+            for (int m = 0; m < M; m++)
+                for (int k = 0; k < K; k++) {
+                    double sum = 0.0, mag = 0.0;
+                    for (int n = 0; n < N; n++) {
+                        double t = (double)fp8_decode(dyq[m * N + n], FP8_E5M2) *
+                                   (double)fp8_decode(L.wq[n * K + k], FP8_E4M3);
+                        sum += t, mag += fabs(t);
+                    }
+                    within_gemm_bound("dx", (size_t)(m * K + k), dx[m * K + k],
+                                      sum * (double)s_dx, mag * (double)s_dx, N);
+                }
+            for (int n = 0; n < N; n++)
+                for (int k = 0; k < K; k++) {
+                    double sum = 0.0, mag = 0.0;
+                    for (int m = 0; m < M; m++) {
+                        double t = (double)fp8_decode(dyq[m * N + n], FP8_E5M2) *
+                                   (double)fp8_decode(L.xq[m * K + k], FP8_E4M3);
+                        sum += t, mag += fabs(t);
+                    }
+                    within_gemm_bound("dw", (size_t)(n * K + k), dw[n * K + k],
+                                      sum * (double)s_dw, mag * (double)s_dw, M);
+                }
+            /* the update: the scalers move as common/delayed moves a copy */
+            delayed_scaler want[3] = {L.sx, L.sw, L.sdy};
+            lab6_fp8_update(&L);
+            if (!current)
+                for (int t = 0; t < 3; t++)
+                    delayed_update(&want[t]);
+            ck_assert_msg(L.sx.scale == want[0].scale && L.sw.scale == want[1].scale &&
+                              L.sdy.scale == want[2].scale &&
+                              memcmp(L.sdy.history, want[2].history, sizeof want[2].history) == 0,
+                          "step %d (%s): the scalers after lab6_fp8_update", step,
+                          current ? "current" : "delayed");
+            if (!current && step == 0)
+                ck_assert_msg(L.sx.scale != 1.0f && L.sdy.scale != 1.0f,
+                              "delayed: the first update left the scale at 1");
+        }
+        free(L.xq);
+        free(L.wq);
+    }
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -264,6 +442,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, sr_special_values);
     tcase_add_test(tc, finegrained_matches_numpy);
     tcase_add_test(tc, tile_scale_cases);
+    tcase_add_test(tc, fp8_cast_delayed_and_current);
+    tcase_add_test(tc, fp8_linear_matches_exact_products);
     suite_add_tcase(s, tc);
     return check_run(s);
 }

@@ -1,0 +1,271 @@
+/*
+ * main.c - lab6's demo: the same transformer trained under each recipe
+ * (recipes.h), from the same initial weights on the same batches, side by
+ * side: the training and validation loss, tokens per second, the FP8
+ * casts' saturated and flushed shares, the weight updates that rounding
+ * to BF16 undid, and a short text written by each model.
+ *
+ *   ./build/lab6/lab6 [--steps N] [--recipes a,b,...] [--fp8-head] [--text FILE]
+ *                     [--seed S] [--lr LR] [--sample N]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lab6.h"
+#include "model.h"
+#include "recipes.h"
+
+#define DEFAULT_TEXT "data/lab6/corpus.txt"
+enum { BATCH = 16, SEQ = 128, VAL_BATCHES = 16, WARMUP = 30 };
+
+typedef struct options {
+    int steps;
+    bool run[RECIPE_COUNT];
+    bool fp8_head;
+    const char *text;
+    uint64_t seed;
+    float lr;
+    int sample;
+} options;
+
+typedef struct result {
+    bool ran, diverged;
+    int steps_done;
+    double train_loss, val_loss, tokens_per_s;
+    double saturated[3], flushed[3];
+    double lost_share;
+    char sample[512];
+} result;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: lab6 [--steps N] [--recipes LIST] [--fp8-head] [--text FILE] [--seed S]\n"
+               "            [--lr LR] [--sample N]\n"
+               "  --steps N       training steps per recipe (default 300)\n"
+               "  --recipes LIST  comma-separated, of:");
+    for (int k = 0; k < RECIPE_COUNT; k++)
+        fprintf(f, " %s", recipe_name((lab6_recipe_kind)k));
+    fprintf(f, "\n                  (default all)\n"
+               "  --fp8-head      the LM head's products in FP8 too\n"
+               "  --text FILE     the text (default " DEFAULT_TEXT ")\n"
+               "  --seed S        the weights', batches' and samples' seed (default 1)\n"
+               "  --lr LR         AdamW's peak learning rate (default 3e-3)\n"
+               "  --sample N      characters each model writes (default 160)\n");
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    *o = (options){300, {0}, false, DEFAULT_TEXT, 1, 3e-3f, 160};
+    bool any = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--fp8-head") == 0) {
+            o->fp8_head = true;
+        } else if (!v) {
+            fprintf(stderr, "lab6: %s needs a value (--help)\n", a);
+            return -1;
+        } else if (strcmp(a, "--steps") == 0) {
+            o->steps = atoi(v), i++;
+            if (o->steps < 1 || o->steps > 1000000) {
+                fprintf(stderr, "lab6: --steps %s: 1 to 1000000\n", v);
+                return -1;
+            }
+        } else if (strcmp(a, "--text") == 0) {
+            o->text = v, i++;
+        } else if (strcmp(a, "--seed") == 0) {
+            o->seed = strtoull(v, NULL, 10), i++;
+        } else if (strcmp(a, "--lr") == 0) {
+            o->lr = strtof(v, NULL), i++;
+            if (!(o->lr > 0.0f && o->lr < 1.0f)) {
+                fprintf(stderr, "lab6: --lr %s: above 0 and below 1\n", v);
+                return -1;
+            }
+        } else if (strcmp(a, "--sample") == 0) {
+            o->sample = atoi(v), i++;
+            if (o->sample < 0 || o->sample > 500) {
+                fprintf(stderr, "lab6: --sample %s: 0 to 500\n", v);
+                return -1;
+            }
+        } else if (strcmp(a, "--recipes") == 0) {
+            char list[256];
+            snprintf(list, sizeof list, "%s", v), i++;
+            for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
+                int k = recipe_from_name(t);
+                if (k < 0) {
+                    fprintf(stderr, "lab6: --recipes: no recipe named '%s' (--help lists them)\n",
+                            t);
+                    return -1;
+                }
+                o->run[k] = any = true;
+            }
+        } else {
+            fprintf(stderr, "lab6: unknown option %s (--help)\n", a);
+            return -1;
+        }
+    }
+    if (!any)
+        for (int k = 0; k < RECIPE_COUNT; k++)
+            o->run[k] = true;
+    return 0;
+}
+
+/* The learning rate at step s (from 1): a linear warmup, then a cosine to
+ * a tenth of the peak. */
+static float lr_at(const options *o, int s)
+{
+    if (s <= WARMUP)
+        return o->lr * (float)s / WARMUP;
+    double t = (double)(s - WARMUP) / (double)(o->steps > WARMUP ? o->steps - WARMUP : 1);
+    return o->lr * (float)(0.1 + 0.9 * 0.5 * (1.0 + cos(3.14159265358979 * t)));
+}
+
+static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->ran = true;
+    gpt_config cfg = gpt_config_default();
+    gpt_model m;
+    gpt_adamw opt;
+    lab6_recipe r;
+    lab_error err;
+    rng_state init, data, val, sample;
+    rng_seed(&init, o->seed, 1);
+    rng_seed(&data, o->seed, 2);
+    rng_seed(&val, o->seed, 3);
+    rng_seed(&sample, o->seed, 4);
+    if (gpt_init(&m, &cfg, BATCH * SEQ, &init, &err)) {
+        fprintf(stderr, "lab6: %s\n", err.msg);
+        return -1;
+    }
+    if (gpt_adamw_init(&opt, &m, o->lr) || recipe_init(&r, kind, o->fp8_head, &m, o->seed)) {
+        fprintf(stderr, "lab6: out of memory\n");
+        gpt_free(&m);
+        return -1;
+    }
+    m.gemms = recipe_gemms(&r);
+    static uint8_t x[BATCH * SEQ], y[BATCH * SEQ];
+    double tail = 0.0, seconds = 0.0, lost = 0.0;
+    int tail_n = 0, lost_n = 0;
+    for (int s = 1; s <= o->steps; s++) {
+        gpt_text_batch(text, 0, BATCH, SEQ, &data, x, y);
+        double t0 = now();
+        opt.lr = lr_at(o, s);
+        float loss = gpt_forward(&m, x, y, BATCH, SEQ);
+        if (!isfinite(loss)) {
+            res->diverged = true;
+            break;
+        }
+        gpt_backward(&m);
+        recipe_step(&r, &opt, &m);
+        seconds += now() - t0;
+        res->steps_done = s;
+        if (r.updates) {
+            lost += (double)r.lost / (double)r.updates;
+            lost_n++;
+        }
+        if (s > o->steps - 20) {
+            tail += loss;
+            tail_n++;
+        }
+        if (s % 50 == 0 || s == 1) {
+            printf("  %-13s step %4d  loss %.3f\n", recipe_name(kind), s, (double)loss);
+            fflush(stdout);
+        }
+    }
+    res->train_loss = tail_n ? tail / tail_n : NAN;
+    res->tokens_per_s = seconds > 0 ? (double)res->steps_done * BATCH * SEQ / seconds : 0;
+    res->lost_share = lost_n ? lost / lost_n : 0.0;
+    recipe_cast_shares(&r, res->saturated, res->flushed);
+    double vl = 0.0;
+    for (int b = 0; b < VAL_BATCHES && !res->diverged; b++) {
+        gpt_text_batch(text, 1, BATCH, SEQ, &val, x, y);
+        vl += gpt_forward(&m, x, y, BATCH, SEQ);
+    }
+    res->val_loss = res->diverged ? NAN : vl / VAL_BATCHES;
+    if (!res->diverged && o->sample > 0)
+        gpt_sample(&m, "And he said, ", (size_t)o->sample, 0.8f, &sample, res->sample);
+    recipe_free(&r);
+    gpt_adamw_free(&opt);
+    gpt_free(&m);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (parse(argc, argv, &o))
+        return 2;
+    gpt_text text;
+    lab_error err;
+    if (gpt_text_load(o.text, &text, &err)) {
+        fprintf(stderr, "lab6: %s\n", err.msg);
+        return 2;
+    }
+    printf("lab6: a 2-layer transformer (d_model 128, 4 query heads sharing 2 KV heads, SwiGLU 384,"
+           " context %d) on %s\n", SEQ, o.text);
+    printf("      %zu training and %zu validation characters; %d steps of %d x %d tokens per "
+           "recipe; the LM head in %s\n\n",
+           text.n_train, text.n - text.n_train, o.steps, BATCH, SEQ,
+           o.fp8_head ? "FP8 too" : "the recipe's higher precision");
+    result res[RECIPE_COUNT];
+    for (int k = 0; k < RECIPE_COUNT; k++) {
+        res[k].ran = false;
+        if (o.run[k] && train(&o, (lab6_recipe_kind)k, &text, &res[k])) {
+            gpt_text_free(&text);
+            return 1;
+        }
+    }
+    printf("\n%-13s %10s %9s %9s %10s  %-23s %-23s %s\n", "recipe", "train loss", "val loss",
+           "vs fp32", "tokens/s", "saturated x / w / dy", "flushed x / w / dy", "updates lost");
+    double ref = res[RECIPE_FP32].ran ? res[RECIPE_FP32].val_loss : NAN;
+    for (int k = 0; k < RECIPE_COUNT; k++) {
+        const result *r = &res[k];
+        if (!r->ran)
+            continue;
+        char sat[64] = "-", fl[64] = "-", lost[32] = "-", vs[32] = "-";
+        if (k == RECIPE_FP8_DELAYED || k == RECIPE_FP8_CURRENT) {
+            snprintf(sat, sizeof sat, "%.1e %.1e %.1e", r->saturated[0], r->saturated[1],
+                     r->saturated[2]);
+            snprintf(fl, sizeof fl, "%.1e %.1e %.1e", r->flushed[0], r->flushed[1], r->flushed[2]);
+        }
+        if (k == RECIPE_BF16_RNE || k == RECIPE_BF16_SR)
+            snprintf(lost, sizeof lost, "%.1f%%", 100.0 * r->lost_share);
+        if (isfinite(ref) && isfinite(r->val_loss))
+            snprintf(vs, sizeof vs, "%+.3f", r->val_loss - ref);
+        if (r->diverged)
+            printf("%-13s diverged at step %d (the loss was not finite)\n", recipe_name(k),
+                   r->steps_done + 1);
+        else
+            printf("%-13s %10.3f %9.3f %9s %10.0f  %-23s %-23s %s\n", recipe_name(k),
+                   r->train_loss, r->val_loss, vs, r->tokens_per_s, sat, fl, lost);
+    }
+    printf("\n(train loss: the mean of the last 20 steps; val loss: %d batches of the validation "
+           "split; saturated and flushed: the last step's casts, all layers; updates lost: the "
+           "share of AdamW's moves that rounding back to BF16 undid, mean over the steps)\n",
+           VAL_BATCHES);
+    if (o.sample > 0) {
+        printf("\nWhat each model writes after \"And he said, \" (temperature 0.8):\n");
+        for (int k = 0; k < RECIPE_COUNT; k++)
+            if (res[k].ran && !res[k].diverged) {
+                for (char *c = res[k].sample; *c; c++)
+                    if (*c == '\n')
+                        *c = '/';
+                printf("  %-13s And he said, %s\n", recipe_name(k), res[k].sample);
+            }
+    }
+    gpt_text_free(&text);
+    return 0;
+}

@@ -1,0 +1,290 @@
+/*
+ * recipes.c - lab6's training recipes (recipes.h).
+ */
+#include "recipes.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mx.h"
+
+static const char *const names[RECIPE_COUNT] = {
+    "fp32", "bf16", "fp8-delayed", "fp8-current", "fp8-blockwise", "mxfp8", "bf16-rne", "bf16-sr",
+};
+
+const char *recipe_name(lab6_recipe_kind k)
+{
+    return (unsigned)k < RECIPE_COUNT ? names[k] : "?";
+}
+
+int recipe_from_name(const char *name)
+{
+    for (int k = 0; k < RECIPE_COUNT; k++)
+        if (strcmp(name, names[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* The shape N x K of linear layer id's weight. */
+static void linear_dims(const gpt_config *c, int id, size_t *N, size_t *K)
+{
+    size_t D = (size_t)c->d_model, hd = D / (size_t)c->n_head;
+    size_t Qd = (size_t)(c->n_head + 2 * c->n_kv_head) * hd, F = (size_t)c->d_ff;
+    if (id == c->n_layer * GPT_KINDS) {
+        *N = (size_t)c->vocab, *K = D;
+        return;
+    }
+    switch (id % GPT_KINDS) {
+    case GPT_QKV:
+        *N = Qd, *K = D;
+        break;
+    case GPT_O:
+        *N = D, *K = D;
+        break;
+    case GPT_GU:
+        *N = 2 * F, *K = D;
+        break;
+    default:
+        *N = D, *K = F;
+        break;
+    }
+}
+
+static bool masterless(lab6_recipe_kind k)
+{
+    return k == RECIPE_BF16_RNE || k == RECIPE_BF16_SR;
+}
+
+static bool per_tensor_fp8(lab6_recipe_kind k)
+{
+    return k == RECIPE_FP8_DELAYED || k == RECIPE_FP8_CURRENT;
+}
+
+int recipe_init(lab6_recipe *r, lab6_recipe_kind kind, bool fp8_head, gpt_model *m,
+                uint64_t seed)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->fp8_head = fp8_head;
+    size_t n_linear = (size_t)m->cfg.n_layer * GPT_KINDS + 1;
+    r->n_linear = (int)n_linear;
+    r->max_tokens = m->max_tokens;
+    size_t most = 0;
+    for (int id = 0; id < r->n_linear; id++) {
+        size_t N, K;
+        linear_dims(&m->cfg, id, &N, &K);
+        size_t big = N * K;
+        big = big > m->max_tokens * K ? big : m->max_tokens * K;
+        big = big > m->max_tokens * N ? big : m->max_tokens * N;
+        most = big > most ? big : most;
+    }
+    r->buf_len = most;
+    r->buf = malloc((3 * most + most / 32 + 8) * sizeof(float));
+    r->codes = malloc(most);
+    r->linear = calloc(n_linear, sizeof *r->linear);
+    if (!r->buf || !r->codes || !r->linear) {
+        recipe_free(r);
+        return -1;
+    }
+    for (int id = 0; id < r->n_linear; id++) {
+        lab6_fp8_linear *L = &r->linear[id];
+        size_t N, K;
+        linear_dims(&m->cfg, id, &N, &K);
+        delayed_init(&L->sx, FP8_E4M3, false, 16, 0);
+        delayed_init(&L->sw, FP8_E4M3, false, 16, 0);
+        delayed_init(&L->sdy, FP8_E5M2, false, 16, 0);
+        L->current = kind == RECIPE_FP8_CURRENT;
+        if (per_tensor_fp8(kind)) {
+            L->cap_x = m->max_tokens * K;
+            L->cap_w = N * K;
+            L->xq = malloc(L->cap_x);
+            L->wq = malloc(L->cap_w);
+            if (!L->xq || !L->wq) {
+                recipe_free(r);
+                return -1;
+            }
+        }
+    }
+    rng_seed(&r->sr, seed, 0x5eed);
+    if (masterless(kind))
+        fp16_round_array(m->params, m->params, m->n_params, FP16_BF16);
+    return 0;
+}
+
+void recipe_free(lab6_recipe *r)
+{
+    if (r->linear)
+        for (int id = 0; id < r->n_linear; id++) {
+            free(r->linear[id].xq);
+            free(r->linear[id].wq);
+        }
+    free(r->linear);
+    free(r->buf);
+    free(r->codes);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- the operands' rounding ---------------------------------------------------- */
+
+typedef enum operand_kind { OP_ACT, OP_WEIGHT } operand_kind;
+
+static void transpose(const float *in, size_t rows, size_t cols, float *out)
+{
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            out[j * rows + i] = in[i * cols + j];
+}
+
+/* out = the recipe's rounding of in (rows x cols, grouped along its rows),
+ * dequantized; out may be in. */
+static void round_operand(lab6_recipe *r, lab6_recipe_kind kind, operand_kind op,
+                          const float *in, size_t rows, size_t cols, float *out)
+{
+    size_t n = rows * cols;
+    float *sinv = r->buf + 3 * r->buf_len;
+    if (kind == RECIPE_FP8_BLOCKWISE) {
+        size_t nt = (cols + LAB6_TILE - 1) / LAB6_TILE;
+        if (op == OP_WEIGHT)
+            lab6_quantize_blocks(in, rows, cols, r->codes, sinv);
+        else
+            lab6_quantize_tiles(in, rows, cols, r->codes, sinv);
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++) {
+                size_t g = op == OP_WEIGHT ? (i / LAB6_TILE) * nt + j / LAB6_TILE
+                                           : i * nt + j / LAB6_TILE;
+                out[i * cols + j] = fp8_decode(r->codes[i * cols + j], FP8_E4M3) * sinv[g];
+            }
+    } else if (kind == RECIPE_MXFP8) {
+        uint8_t *scales = (uint8_t *)sinv;
+        mx_quantize(in, rows, cols, 32, FP8_E4M3, MX_SCALE_CEIL, r->codes, scales);
+        mx_dequantize(r->codes, scales, rows, cols, 32, FP8_E4M3, out);
+    } else if (kind == RECIPE_FP32) {
+        if (out != in)
+            memcpy(out, in, n * sizeof(float));
+    } else { /* the BF16 recipes */
+        fp16_round_array(in, out, n, FP16_BF16);
+    }
+}
+
+/* The kind of product linear layer id gets under r. */
+static lab6_recipe_kind product_kind(const lab6_recipe *r, int id)
+{
+    if (id == r->n_linear - 1 && !r->fp8_head && r->kind != RECIPE_BF16 && !masterless(r->kind))
+        return RECIPE_FP32;
+    if (masterless(r->kind))
+        return RECIPE_BF16;
+    return r->kind;
+}
+
+static void sgemm_nt(const float *a, const float *b, float *c, size_t M, size_t N, size_t K)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, a, (int)K,
+                b, (int)K, 0.0f, c, (int)N);
+}
+
+static void r_forward(void *ctx, int id, const float *x, const float *w, float *y, size_t M,
+                      size_t N, size_t K)
+{
+    lab6_recipe *r = ctx;
+    lab6_recipe_kind kind = product_kind(r, id);
+    if (per_tensor_fp8(kind)) {
+        lab6_fp8_forward(&r->linear[id], x, w, y, M, N, K);
+        return;
+    }
+    float *xd = r->buf, *wd = r->buf + r->buf_len;
+    round_operand(r, kind, OP_ACT, x, M, K, xd);
+    round_operand(r, kind, OP_WEIGHT, w, N, K, wd);
+    sgemm_nt(xd, wd, y, M, N, K);
+}
+
+static void r_backward(void *ctx, int id, const float *dy, const float *x, const float *w,
+                       float *dx, float *dw, size_t M, size_t N, size_t K)
+{
+    lab6_recipe *r = ctx;
+    lab6_recipe_kind kind = product_kind(r, id);
+    if (per_tensor_fp8(kind)) {
+        lab6_fp8_backward(&r->linear[id], dy, dx, dw, M, N, K);
+        return;
+    }
+    float *a = r->buf, *b = r->buf + r->buf_len, *c = r->buf + 2 * r->buf_len;
+    bool grouped = kind == RECIPE_FP8_BLOCKWISE || kind == RECIPE_MXFP8;
+    /* dgrad, dx = dy W: the inner dimension is N, along dy's rows and W's
+     * columns (a 128 x 128 block is the same either way; an MX block of W
+     * runs down its column) */
+    round_operand(r, kind, OP_ACT, dy, M, N, a);
+    if (kind == RECIPE_MXFP8) {
+        transpose(w, N, K, c);
+        round_operand(r, kind, OP_ACT, c, K, N, c);
+        transpose(c, K, N, b);
+    } else {
+        round_operand(r, kind, OP_WEIGHT, w, N, K, b);
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)K, (int)N, 1.0f, a, (int)N,
+                b, (int)K, 0.0f, dx, (int)K);
+    /* wgrad, dw = dy^T x: the inner dimension is M, down the columns of both */
+    if (grouped) {
+        transpose(dy, M, N, a);
+        round_operand(r, kind, OP_ACT, a, N, M, a);
+        transpose(x, M, K, b);
+        round_operand(r, kind, OP_ACT, b, K, M, b);
+        sgemm_nt(a, b, dw, N, K, M);
+    } else {
+        round_operand(r, kind, OP_ACT, dy, M, N, a);
+        round_operand(r, kind, OP_ACT, x, M, K, b);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)K, (int)M, 1.0f, a,
+                    (int)N, b, (int)K, 0.0f, dw, (int)K);
+    }
+}
+
+gpt_gemms recipe_gemms(lab6_recipe *r)
+{
+    gpt_gemms g = {r_forward, r_backward, r};
+    return g;
+}
+
+float recipe_step(lab6_recipe *r, gpt_adamw *o, gpt_model *m)
+{
+    float *old = NULL;
+    if (masterless(r->kind)) {
+        old = malloc(m->n_params * sizeof(float));
+        if (!old)
+            abort();
+        memcpy(old, m->params, m->n_params * sizeof(float));
+    }
+    float norm = gpt_adamw_step(o, m);
+    if (old) {
+        size_t updates = 0, lost = 0;
+        for (size_t i = 0; i < m->n_params; i++) {
+            float v = m->params[i], back;
+            uint16_t h = r->kind == RECIPE_BF16_SR ? lab6_sr_bf16(v, rng_u32(&r->sr))
+                                                   : fp16_encode(v, FP16_BF16);
+            back = fp16_decode(h, FP16_BF16);
+            m->params[i] = back;
+            updates += v != old[i];
+            lost += v != old[i] && back == old[i];
+        }
+        r->updates = updates;
+        r->lost = lost;
+        free(old);
+    }
+    if (per_tensor_fp8(r->kind))
+        for (int id = 0; id < r->n_linear; id++)
+            lab6_fp8_update(&r->linear[id]);
+    return norm;
+}
+
+void recipe_cast_shares(const lab6_recipe *r, double saturated[3], double flushed[3])
+{
+    for (int t = 0; t < 3; t++) {
+        size_t n = 0, s = 0, f = 0;
+        if (per_tensor_fp8(r->kind))
+            for (int id = 0; id < r->n_linear; id++) {
+                n += r->linear[id].n_cast[t];
+                s += r->linear[id].n_saturated[t];
+                f += r->linear[id].n_flushed[t];
+            }
+        saturated[t] = n ? (double)s / (double)n : 0.0;
+        flushed[t] = n ? (double)f / (double)n : 0.0;
+    }
+}

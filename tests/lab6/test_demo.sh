@@ -1,0 +1,53 @@
+#!/bin/sh
+# test_demo.sh - lab6's demo, from the reference solution, trains every
+# recipe a few steps from the same weights on the same batches: a row for
+# each in its table with finite losses within 0.05 of FP32's (6 steps move
+# the loss from 4.56 by about 0.7: a recipe that breaks the products is far
+# off), the per-tensor FP8 recipes' cast shares, the master-less BF16
+# recipes' lost updates, a text from each model; bad usage and a missing
+# text exit 2 naming what is wrong.
+#
+#   FP8LAB_BUILD=build sh tests/lab6/test_demo.sh
+set -u
+B=${FP8LAB_BUILD:-build}
+demo=$B/solutions/lab6/lab6
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+out=$(OPENBLAS_NUM_THREADS=1 "$demo" --steps 6 --sample 30 2>&1)
+[ $? = 0 ] && ok || { bad "demo: exit status"; printf '%s\n' "$out" | tail -20; }
+
+row() { printf '%s\n' "$out" | awk -v r="$1" '$1 == r && $2 ~ /^[0-9.]+$/ { print; exit }'; }
+ref=$(row fp32 | awk '{ print $3 }')
+[ -n "$ref" ] && ok || bad "demo: no fp32 row"
+for r in fp32 bf16 fp8-delayed fp8-current fp8-blockwise mxfp8 bf16-rne bf16-sr; do
+    line=$(row "$r")
+    if [ -z "$line" ]; then
+        bad "demo: no row for $r in:"
+        printf '%s\n' "$out" | tail -15 | sed 's/^/    /'
+        continue
+    fi
+    printf '%s\n' "$line" | awk -v ref="$ref" '{ d = $3 - ref; exit !($2 > 3 && $2 < 4.5 &&
+        d < 0.05 && d > -0.05 && $5 > 0) }' && ok ||
+        bad "demo: $r: losses not near fp32's ($ref): $line"
+    printf '%s\n' "$out" | grep -q "^  $r  *And he said, ." && ok || bad "demo: no text from $r"
+done
+for r in fp8-delayed fp8-current; do
+    row "$r" | grep -Eq '([0-9]\.[0-9]e[-+][0-9]{2} ){5}[0-9]\.[0-9]e[-+][0-9]{2}' && ok ||
+        bad "demo: $r: no saturated and flushed shares: $(row "$r")"
+done
+for r in bf16-rne bf16-sr; do
+    row "$r" | grep -Eq ' [0-9.]+%$' && ok || bad "demo: $r: no share of lost updates: $(row "$r")"
+done
+
+err=$("$demo" --recipes fp32,fp9 2>&1)
+[ $? = 2 ] && ok || bad "demo: an unknown recipe should exit 2"
+printf '%s' "$err" | grep -q "no recipe named 'fp9'" && ok || bad "demo: unknown recipe: $err"
+err=$("$demo" --text /nonexistent/corpus.txt 2>&1)
+[ $? = 2 ] && ok || bad "demo: a missing text should exit 2"
+printf '%s' "$err" | grep -q "/nonexistent/corpus.txt: cannot open" && ok ||
+    bad "demo: missing text: $err"
+
+echo "test_demo: $passed passed, $failed failed"
+[ "$failed" = 0 ]
