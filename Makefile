@@ -630,6 +630,8 @@ $(BUILD)/solutions/lab6/lab6: $(BUILD)/labs/lab6/main.o $(BUILD)/solutions/lab6/
 $(BUILD)/obj/tests/lab6/%.o: ALL_CPPFLAGS += -Ilabs/lab6
 $(BUILD)/tests/lab6/test_model: $(BUILD)/labs/lab6/model.o
 $(BUILD)/tests/lab6/test_exercises: $(BUILD)/solutions/lab6/lab6.o
+$(BUILD)/tests/lab6/test_recipes: $(BUILD)/solutions/lab6/lab6.o $(BUILD)/labs/lab6/recipes.o \
+    $(BUILD)/labs/lab6/model.o
 
 # Warnings are errors in make test: what it builds, and the goldens makers and
 # the benchmarks, are built again with WERROR=1, each in a tree of its own

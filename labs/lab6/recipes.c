@@ -4,6 +4,7 @@
 #include "recipes.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +137,35 @@ static void transpose(const float *in, size_t rows, size_t cols, float *out)
             out[j * rows + i] = in[i * cols + j];
 }
 
+/* mx_quantize then mx_dequantize (common/mx.h: E4M3, blocks of 32 along the
+ * rows, TE's rounding of the scale up), through the codec's bulk encoder:
+ * a product by the power of two 2^(127 - s) rounds as ldexpf does. */
+static void mx_round(const float *in, size_t rows, size_t cols, float *out)
+{
+    float dec[256], v[32];
+    uint8_t codes[32];
+    for (int c = 0; c < 256; c++)
+        dec[c] = fp8_decode((uint8_t)c, FP8_E4M3);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j0 = 0; j0 < cols; j0 += 32) {
+            const float *x = in + i * cols + j0;
+            float *y = out + i * cols + j0;
+            size_t n = cols - j0 < 32 ? cols - j0 : 32;
+            uint8_t s = mx_shared_scale(mx_block_amax(x, n), FP8_E4M3, MX_SCALE_CEIL);
+            if (s == 0xFF) {
+                for (size_t j = 0; j < n; j++)
+                    y[j] = NAN;
+                continue;
+            }
+            float down = ldexpf(1.0f, 127 - (int)s), up = ldexpf(1.0f, (int)s - 127);
+            for (size_t j = 0; j < n; j++)
+                v[j] = x[j] * down;
+            fp8_encode_array(v, codes, n, FP8_E4M3, true);
+            for (size_t j = 0; j < n; j++)
+                y[j] = dec[codes[j]] * up;
+        }
+}
+
 /* out = the recipe's rounding of in (rows x cols, grouped along its rows),
  * dequantized; out may be in. */
 static void round_operand(lab6_recipe *r, lab6_recipe_kind kind, operand_kind op,
@@ -145,6 +175,9 @@ static void round_operand(lab6_recipe *r, lab6_recipe_kind kind, operand_kind op
     float *sinv = r->buf + 3 * r->buf_len;
     if (kind == RECIPE_FP8_BLOCKWISE) {
         size_t nt = (cols + LAB6_TILE - 1) / LAB6_TILE;
+        float dec[256];
+        for (int c = 0; c < 256; c++)
+            dec[c] = fp8_decode((uint8_t)c, FP8_E4M3);
         if (op == OP_WEIGHT)
             lab6_quantize_blocks(in, rows, cols, r->codes, sinv);
         else
@@ -153,12 +186,10 @@ static void round_operand(lab6_recipe *r, lab6_recipe_kind kind, operand_kind op
             for (size_t j = 0; j < cols; j++) {
                 size_t g = op == OP_WEIGHT ? (i / LAB6_TILE) * nt + j / LAB6_TILE
                                            : i * nt + j / LAB6_TILE;
-                out[i * cols + j] = fp8_decode(r->codes[i * cols + j], FP8_E4M3) * sinv[g];
+                out[i * cols + j] = dec[r->codes[i * cols + j]] * sinv[g];
             }
     } else if (kind == RECIPE_MXFP8) {
-        uint8_t *scales = (uint8_t *)sinv;
-        mx_quantize(in, rows, cols, 32, FP8_E4M3, MX_SCALE_CEIL, r->codes, scales);
-        mx_dequantize(r->codes, scales, rows, cols, 32, FP8_E4M3, out);
+        mx_round(in, rows, cols, out);
     } else if (kind == RECIPE_FP32) {
         if (out != in)
             memcpy(out, in, n * sizeof(float));

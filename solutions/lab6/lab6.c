@@ -39,14 +39,18 @@ float lab6_fp8_cast(delayed_scaler *s, int current, const float *x, size_t n, ui
         s->scale = scale;
         s->scale_inv = 1.0f / scale;
     }
-    float scale = s->scale;
+    float scale = s->scale, v[1024];
     size_t sat = 0, flush = 0;
-    for (size_t i = 0; i < n; i++) {
-        float v = x[i] * scale;
-        uint8_t c = fp8_encode(v, s->fmt, true);
-        codes[i] = c;
-        sat += fabsf(v) > max;
-        flush += x[i] != 0.0f && fp8_is_zero(c, s->fmt);
+    uint8_t zero = fp8_encode(0.0f, s->fmt, true);
+    for (size_t i = 0; i < n; i += 1024) {
+        size_t len = n - i < 1024 ? n - i : 1024;
+        for (size_t j = 0; j < len; j++) {
+            v[j] = x[i + j] * scale;
+            sat += fabsf(v[j]) > max;
+        }
+        fp8_encode_array(v, codes + i, len, s->fmt, true);  /* the codec's bulk encoder */
+        for (size_t j = 0; j < len; j++)
+            flush += x[i + j] != 0.0f && (codes[i + j] & 0x7F) == zero;
     }
     if (saturated)
         *saturated = sat;
@@ -198,10 +202,12 @@ static float amax_of(const float *x, size_t rows, size_t cols, size_t stride)
 static float quantize_group(const float *x, size_t rows, size_t cols, size_t stride,
                             uint8_t *codes)
 {
-    float scale = lab6_tile_scale(amax_of(x, rows, cols, stride));
-    for (size_t r = 0; r < rows; r++)
+    float scale = lab6_tile_scale(amax_of(x, rows, cols, stride)), v[LAB6_TILE];
+    for (size_t r = 0; r < rows; r++) {
         for (size_t c = 0; c < cols; c++)
-            codes[r * stride + c] = fp8_encode(x[r * stride + c] * scale, FP8_E4M3, true);
+            v[c] = x[r * stride + c] * scale;
+        fp8_encode_array(v, codes + r * stride, cols, FP8_E4M3, true);
+    }
     return 1.0f / scale;
 }
 
