@@ -742,13 +742,13 @@ endif
 test-fresh:
 	@sh tests/fresh/run.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
-bench: $(BENCH_BINS) $(LAB6_BENCH) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
+bench: $(BENCH_BINS) $(LAB6_BENCH) $(BUILD)/solutions/lab6/lab6 $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
 	@sh tests/bench/bench_lab5.sh $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5 $(GPUPROBE))
 	@sh tests/bench/bench_quickstart.sh
 	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
 	@sh tests/bench/bench_batch.sh $(GRADER_BIN)
 	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3
-	@sh tests/bench/bench_lab6.sh $(LAB6_BENCH)
+	@sh tests/bench/bench_lab6.sh $(LAB6_BENCH) $(BUILD)/solutions/lab6/lab6
 	@$(foreach b,$(BENCH_BINS),$(b) &&) true
 
 -include $(shell find $(BUILD)/obj $(BUILD)/subject $(BUILD)/labs $(BUILD)/solutions -name '*.d' 2>/dev/null)

@@ -6,10 +6,14 @@
 #include "model.h"
 
 #include <cblas.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "npy.h"
 
 gpt_config gpt_config_default(void)
 {
@@ -607,6 +611,83 @@ float gpt_adamw_step(gpt_adamw *o, gpt_model *m)
         }
     }
     return norm;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------------------- */
+
+static const char *const config_fields[8] = {"vocab", "d_model", "n_layer", "n_head",
+                                             "n_kv_head", "d_ff", "ctx", "step"};
+
+static void config_of(const gpt_model *m, long step, int32_t out[8])
+{
+    const gpt_config *c = &m->cfg;
+    int32_t v[8] = {c->vocab, c->d_model, c->n_layer, c->n_head, c->n_kv_head, c->d_ff, c->ctx,
+                    (int32_t)step};
+    memcpy(out, v, sizeof v);
+}
+
+static void path_in(char *out, size_t size, const char *dir, const char *name)
+{
+    snprintf(out, size, "%s/%s", dir, name);
+}
+
+int gpt_save(const gpt_model *m, const gpt_adamw *o, const char *dir, lab_error *err)
+{
+    char path[4096];
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return lab_errorf(err, "%s: cannot make the checkpoint's folder: %s", dir, strerror(errno));
+    int32_t config[8];
+    config_of(m, o->step, config);
+    size_t eight = 8, n = m->n_params;
+    path_in(path, sizeof path, dir, "config.npy");
+    if (npy_save(path, NPY_I32, 1, &eight, config, err))
+        return -1;
+    const float *arrays[3] = {m->params, o->m1, o->m2};
+    const char *names[3] = {"params.npy", "adam_m1.npy", "adam_m2.npy"};
+    for (int i = 0; i < 3; i++) {
+        path_in(path, sizeof path, dir, names[i]);
+        if (npy_save(path, NPY_F32, 1, &n, arrays[i], err))
+            return -1;
+    }
+    return 0;
+}
+
+int gpt_load(gpt_model *m, gpt_adamw *o, const char *dir, lab_error *err)
+{
+    char path[4096];
+    npy_array a;
+    size_t eight = 8, n = m->n_params;
+    path_in(path, sizeof path, dir, "config.npy");
+    if (npy_load_expect(path, NPY_I32, 1, &eight, &a, err))
+        return -1;
+    int32_t want[8], got[8];
+    memcpy(got, a.data, sizeof got);
+    npy_free(&a);
+    config_of(m, 0, want);
+    for (int i = 0; i < 7; i++)
+        if (got[i] != want[i])
+            return lab_errorf(err, "%s: %s is %d, this model's is %d", path, config_fields[i],
+                              (int)got[i], (int)want[i]);
+    if (got[7] < 0)
+        return lab_errorf(err, "%s: step is %d, below 0", path, (int)got[7]);
+    /* all three read before any is copied: a bad file changes nothing */
+    float *arrays[3] = {m->params, o->m1, o->m2};
+    const char *names[3] = {"params.npy", "adam_m1.npy", "adam_m2.npy"};
+    npy_array read[3] = {{0}};
+    int failed = 0;
+    for (int i = 0; i < 3 && !failed; i++) {
+        path_in(path, sizeof path, dir, names[i]);
+        failed = npy_load_expect(path, NPY_F32, 1, &n, &read[i], err);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!failed)
+            memcpy(arrays[i], read[i].data, n * sizeof(float));
+        npy_free(&read[i]);
+    }
+    if (failed)
+        return -1;
+    o->step = got[7];
+    return 0;
 }
 
 /* ---- the text ------------------------------------------------------------------------------ */

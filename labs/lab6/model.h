@@ -137,6 +137,19 @@ int gpt_adamw_init(gpt_adamw *o, const gpt_model *m, float lr);
 void gpt_adamw_free(gpt_adamw *o);
 float gpt_adamw_step(gpt_adamw *o, gpt_model *m);
 
+/* A checkpoint: the folder dir (made if missing) holding NumPy files, the
+ * same whatever recipe trained the model (the FP32 weights are the
+ * model; a recipe's FP8 scalers are not saved, as a BF16 run has none):
+ *   config.npy   int32: vocab, d_model, n_layer, n_head, n_kv_head, d_ff,
+ *                ctx, and AdamW's step count
+ *   params.npy   float32, the weights, flat, in m->tensors' order
+ *   adam_m1.npy, adam_m2.npy   float32, AdamW's moments, flat the same way
+ * gpt_load checks that the folder's model is m's (err names the file and
+ * the field that differs) and reads the weights into m and the moments
+ * and step into o. Each returns 0, or -1 with err set. */
+int gpt_save(const gpt_model *m, const gpt_adamw *o, const char *dir, lab_error *err);
+int gpt_load(gpt_model *m, gpt_adamw *o, const char *dir, lab_error *err);
+
 /* The text as tokens, split 90 / 10 into training and validation. */
 typedef struct gpt_text {
     uint8_t *tokens;

@@ -9,13 +9,15 @@
 # OpenBLAS's (Debian's python3-torch), so OPENBLAS_NUM_THREADS=1 is set for
 # both, and torch.set_num_threads(1). The runs alternate, the course then
 # PyTorch, three times; the figure is the median of all of a side's steps.
-# The FP8 recipes' steps are not measured yet: lab6's FP8 layers do not
-# exist yet.
+# Then each recipe's step against FP32's (target: every FP8 recipe at most
+# 1.5 times FP32's, its casts emulated), from the demo's tokens per second
+# (labs/lab6/main.c, reference solution, 40 steps each, one run).
 #
 # Exits 0 whatever the figures (a benchmark reports, it does not judge).
 #
-#   sh tests/bench/bench_lab6.sh BUILD/bench/lab6_step
+#   sh tests/bench/bench_lab6.sh BUILD/bench/lab6_step BUILD/solutions/lab6/lab6
 step=$1
+demo=$2
 text=data/lab6/corpus.txt
 tmp=$(mktemp -d) || exit 0
 trap 'rm -rf "$tmp"' EXIT
@@ -43,3 +45,10 @@ if [ $have_torch = yes ] && [ -s "$tmp/torch" ]; then
 else
     echo "  PyTorch: not measured ($(head -c 200 "$tmp/torch.err" | tr '\n' ' ')); Debian: apt-get install python3-torch python3-numpy"
 fi
+
+echo "lab6: each recipe's step against FP32's, 40 steps each (the demo's tokens per second)"
+"$demo" --steps 40 --sample 0 >"$tmp/demo" 2>&1 || { echo "  the demo failed"; exit 0; }
+awk '$1 == "recipe" { on = 1; next } on && NF >= 5 && $2 ~ /^[0-9.]+$/ { tps[$1] = $5; order[++n] = $1 }
+    END { ref = tps["fp32"]; for (i = 1; i <= n; i++) { r = order[i]; ratio = ref / tps[r];
+        target = r ~ /^(fp8|mx)/ ? (ratio <= 1.5 ? "  (target at most 1.5: met)" : "  (target at most 1.5: NOT met)") : "";
+        printf "  %-13s %8.0f tokens/s  step / fp32 step %.2f%s\n", r, tps[r], ratio, target } }' "$tmp/demo"

@@ -8,6 +8,8 @@
  *   - its gradients against central finite differences of its own loss, at
  *     the largest coordinate of every tensor and at random ones;
  *   - causality: a token changes no logit before it;
+ *   - a checkpoint: saved and loaded whole, another model's refused, a
+ *     truncated file refused with nothing changed;
  *   - the text: the split, the vocabulary, and a clear error for a file that
  *     is missing or holds a byte outside it; a configuration that cannot
  *     be built is refused, naming the field.
@@ -308,6 +310,72 @@ START_TEST(text_split_and_errors)
 }
 END_TEST
 
+START_TEST(checkpoint_round_trip_and_errors)
+{
+    golden_case g;
+    golden_model(&g);
+    gpt_adamw o;
+    lab_error err;
+    ck_assert(gpt_adamw_init(&o, &g.m, 1e-3f) == 0);
+    gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    gpt_backward(&g.m);
+    gpt_adamw_step(&o, &g.m);
+    gpt_adamw_step(&o, &g.m);
+    char dir[4096], cmd[4200];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/lab6_ckpt.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    ck_assert(mkdtemp(dir) != NULL);
+    ck_assert_msg(gpt_save(&g.m, &o, dir, &err) == 0, "%s", err.msg);
+    size_t n = g.m.n_params * sizeof(float);
+    float *p = malloc(n), *m1 = malloc(n), *m2 = malloc(n);
+    ck_assert(p && m1 && m2);
+    memcpy(p, g.m.params, n), memcpy(m1, o.m1, n), memcpy(m2, o.m2, n);
+    /* a fresh model and optimizer, loaded, are the saved ones */
+    golden_case h;
+    golden_model(&h);
+    gpt_adamw o2;
+    ck_assert(gpt_adamw_init(&o2, &h.m, 1e-3f) == 0);
+    ck_assert_msg(gpt_load(&h.m, &o2, dir, &err) == 0, "%s", err.msg);
+    ck_assert(memcmp(h.m.params, p, n) == 0 && memcmp(o2.m1, m1, n) == 0 &&
+              memcmp(o2.m2, m2, n) == 0 && o2.step == 2);
+    /* and NumPy's format: params.npy is the flat weights */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/params.npy", dir);
+    float *flat = golden_load(dir, "params.npy", NPY_F32, g.m.n_params);
+    ck_assert(memcmp(flat, p, n) == 0);
+    free(flat);
+    /* another model's checkpoint: refused, naming the file and the field */
+    gpt_config c = tiny();
+    c.d_ff = 32;
+    gpt_model other;
+    rng_state rng;
+    rng_seed(&rng, 1, 1);
+    ck_assert(gpt_init(&other, &c, B * T, &rng, &err) == 0);
+    gpt_adamw o3;
+    ck_assert(gpt_adamw_init(&o3, &other, 1e-3f) == 0);
+    ck_assert(gpt_load(&other, &o3, dir, &err) == -1);
+    ck_assert_msg(strstr(err.msg, "config.npy") && strstr(err.msg, "d_ff is 24, this model's is 32"),
+                  "%s", err.msg);
+    /* a truncated moment file: refused, and nothing changed */
+    snprintf(path, sizeof path, "%s/adam_m2.npy", dir);
+    ck_assert(truncate(path, 200) == 0);
+    memset(h.m.params, 0, n);
+    ck_assert(gpt_load(&h.m, &o2, dir, &err) == -1);
+    ck_assert_msg(strstr(err.msg, "adam_m2.npy") != NULL, "%s", err.msg);
+    for (size_t i = 0; i < h.m.n_params; i++)
+        ck_assert_msg(h.m.params[i] == 0.0f, "a failed load changed weight %zu", i);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert(system(cmd) == 0);
+    ck_assert(gpt_load(&h.m, &o2, dir, &err) == -1);
+    ck_assert_msg(strstr(err.msg, "config.npy") != NULL, "%s", err.msg);
+    free(p), free(m1), free(m2);
+    gpt_adamw_free(&o), gpt_adamw_free(&o2), gpt_adamw_free(&o3);
+    gpt_free(&other);
+    golden_free(&g);
+    golden_free(&h);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -322,6 +390,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, causal);
     tcase_add_test(tc, config_refused);
     tcase_add_test(tc, text_split_and_errors);
+    tcase_add_test(tc, checkpoint_round_trip_and_errors);
     suite_add_tcase(s, tc);
     return check_run(s);
 }
