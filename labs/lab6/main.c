@@ -8,10 +8,12 @@
  *   ./build/lab6/lab6 [--steps N] [--recipes a,b,...] [--fp8-head] [--text FILE]
  *                     [--seed S] [--lr LR] [--sample N]
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "lab6.h"
@@ -19,6 +21,7 @@
 #include "recipes.h"
 
 #define DEFAULT_TEXT "data/lab6/corpus.txt"
+#define DEFAULT_DIR "build/plots/lab6"
 enum { BATCH = 16, SEQ = 128, VAL_BATCHES = 16, WARMUP = 30 };
 
 typedef struct options {
@@ -29,6 +32,7 @@ typedef struct options {
     uint64_t seed;
     float lr;
     int sample;
+    const char *dir; /* the checkpoints' folder */
 } options;
 
 typedef struct result {
@@ -50,7 +54,7 @@ static double now(void)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: lab6 [--steps N] [--recipes LIST] [--fp8-head] [--text FILE] [--seed S]\n"
-               "            [--lr LR] [--sample N]\n"
+               "            [--lr LR] [--sample N] [-o DIR]\n"
                "  --steps N       training steps per recipe (default 300)\n"
                "  --recipes LIST  comma-separated, of:");
     for (int k = 0; k < RECIPE_COUNT; k++)
@@ -60,12 +64,13 @@ static void usage(FILE *f)
                "  --text FILE     the text (default " DEFAULT_TEXT ")\n"
                "  --seed S        the weights', batches' and samples' seed (default 1)\n"
                "  --lr LR         AdamW's peak learning rate (default 3e-3)\n"
-               "  --sample N      characters each model writes (default 160)\n");
+               "  --sample N      characters each model writes (default 160)\n"
+               "  -o DIR          where the checkpoints go (default " DEFAULT_DIR ")\n");
 }
 
 static int parse(int argc, char **argv, options *o)
 {
-    *o = (options){300, {0}, false, DEFAULT_TEXT, 1, 3e-3f, 160};
+    *o = (options){300, {0}, false, DEFAULT_TEXT, 1, 3e-3f, 160, DEFAULT_DIR};
     bool any = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -85,6 +90,8 @@ static int parse(int argc, char **argv, options *o)
             }
         } else if (strcmp(a, "--text") == 0) {
             o->text = v, i++;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--dir") == 0) {
+            o->dir = v, i++;
         } else if (strcmp(a, "--seed") == 0) {
             o->seed = strtoull(v, NULL, 10), i++;
         } else if (strcmp(a, "--lr") == 0) {
@@ -122,6 +129,11 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
+static bool masterless(lab6_recipe_kind k)
+{
+    return k == RECIPE_BF16_RNE || k == RECIPE_BF16_SR;
+}
+
 /* The learning rate at step s (from 1): a linear warmup, then a cosine to
  * a tenth of the peak. */
 static float lr_at(const options *o, int s)
@@ -132,7 +144,32 @@ static float lr_at(const options *o, int s)
     return o->lr * (float)(0.1 + 0.9 * 0.5 * (1.0 + cos(3.14159265358979 * t)));
 }
 
-static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, result *res)
+/* A run of a recipe: from the options' initial weights, or from the
+ * checkpoint load (then for steps steps at the schedule's last learning
+ * rate, on the batches after the first o->steps); saved to save when it
+ * is not NULL. */
+typedef struct phase {
+    const char *load, *save;
+    int steps;
+    double first_loss; /* the first step's training loss */
+    double loaded_val; /* the loaded weights' validation loss, before a step */
+} phase;
+
+static double val_loss(gpt_model *m, const gpt_text *text, uint64_t seed)
+{
+    static uint8_t x[BATCH * SEQ], y[BATCH * SEQ];
+    rng_state val;
+    rng_seed(&val, seed, 3);
+    double vl = 0.0;
+    for (int b = 0; b < VAL_BATCHES; b++) {
+        gpt_text_batch(text, 1, BATCH, SEQ, &val, x, y);
+        vl += gpt_forward(m, x, y, BATCH, SEQ);
+    }
+    return vl / VAL_BATCHES;
+}
+
+static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, result *res,
+                 phase *ph)
 {
     memset(res, 0, sizeof *res);
     res->ran = true;
@@ -141,10 +178,9 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     gpt_adamw opt;
     lab6_recipe r;
     lab_error err;
-    rng_state init, data, val, sample;
+    rng_state init, data, sample;
     rng_seed(&init, o->seed, 1);
     rng_seed(&data, o->seed, 2);
-    rng_seed(&val, o->seed, 3);
     rng_seed(&sample, o->seed, 4);
     if (gpt_init(&m, &cfg, BATCH * SEQ, &init, &err)) {
         fprintf(stderr, "lab6: %s\n", err.msg);
@@ -157,12 +193,28 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     }
     m.gemms = recipe_gemms(&r);
     static uint8_t x[BATCH * SEQ], y[BATCH * SEQ];
+    int steps = o->steps;
+    if (ph && ph->load) {
+        if (gpt_load(&m, &opt, ph->load, &err)) {
+            fprintf(stderr, "lab6: %s\n", err.msg);
+            recipe_free(&r);
+            gpt_adamw_free(&opt);
+            gpt_free(&m);
+            return -1;
+        }
+        if (masterless(kind))
+            fp16_round_array(m.params, m.params, m.n_params, FP16_BF16);
+        for (long b = 0; b < opt.step; b++) /* the batches the checkpoint has seen */
+            gpt_text_batch(text, 0, BATCH, SEQ, &data, x, y);
+        steps = ph->steps;
+        ph->loaded_val = val_loss(&m, text, o->seed);
+    }
     double tail = 0.0, seconds = 0.0, lost = 0.0;
     int tail_n = 0, lost_n = 0;
-    for (int s = 1; s <= o->steps; s++) {
+    for (int s = 1; s <= steps; s++) {
         gpt_text_batch(text, 0, BATCH, SEQ, &data, x, y);
         double t0 = now();
-        opt.lr = lr_at(o, s);
+        opt.lr = ph && ph->load ? lr_at(o, o->steps) : lr_at(o, s);
         float loss = gpt_forward(&m, x, y, BATCH, SEQ);
         if (!isfinite(loss)) {
             res->diverged = true;
@@ -176,7 +228,9 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
             lost += (double)r.lost / (double)r.updates;
             lost_n++;
         }
-        if (s > o->steps - 20) {
+        if (s == 1 && ph)
+            ph->first_loss = loss;
+        if (s > steps - 20) {
             tail += loss;
             tail_n++;
         }
@@ -189,18 +243,61 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     res->tokens_per_s = seconds > 0 ? (double)res->steps_done * BATCH * SEQ / seconds : 0;
     res->lost_share = lost_n ? lost / lost_n : 0.0;
     recipe_cast_shares(&r, res->saturated, res->flushed);
-    double vl = 0.0;
-    for (int b = 0; b < VAL_BATCHES && !res->diverged; b++) {
-        gpt_text_batch(text, 1, BATCH, SEQ, &val, x, y);
-        vl += gpt_forward(&m, x, y, BATCH, SEQ);
+    res->val_loss = res->diverged ? NAN : val_loss(&m, text, o->seed);
+    int status = 0;
+    if (ph && ph->save && !res->diverged && gpt_save(&m, &opt, ph->save, &err)) {
+        fprintf(stderr, "lab6: %s\n", err.msg);
+        status = -1;
     }
-    res->val_loss = res->diverged ? NAN : vl / VAL_BATCHES;
     if (!res->diverged && o->sample > 0)
         gpt_sample(&m, "And he said, ", (size_t)o->sample, 0.8f, &sample, res->sample);
     recipe_free(&r);
     gpt_adamw_free(&opt);
     gpt_free(&m);
+    return status;
+}
+
+/* 002's checkpoint compatibility: the fp8-delayed run's checkpoint resumed
+ * in BF16, then that one's back in FP8. */
+static int switch_precision(const options *o, const gpt_text *text, double fp8_val)
+{
+    int n = o->steps / 4 > 10 ? o->steps / 4 : 10;
+    char fp8_dir[4096], bf16_dir[4096];
+    snprintf(fp8_dir, sizeof fp8_dir, "%s/checkpoint-fp8", o->dir);
+    snprintf(bf16_dir, sizeof bf16_dir, "%s/checkpoint-bf16", o->dir);
+    result r1, r2;
+    phase to_bf16 = {fp8_dir, bf16_dir, n, 0.0, 0.0}, to_fp8 = {bf16_dir, NULL, n, 0.0, 0.0};
+    printf("\nThe fp8-delayed model's checkpoint (%s), resumed in BF16 for %d steps, then "
+           "back in fp8-delayed for %d:\n", fp8_dir, n, n);
+    if (train(o, RECIPE_BF16, text, &r1, &to_bf16) || train(o, RECIPE_FP8_DELAYED, text, &r2,
+                                                             &to_fp8))
+        return -1;
+    printf("  %-38s %8s %8s %10s %8s\n", "", "val loss", "loaded", "1st step", "after");
+    printf("  %-38s %8.3f\n", "fp8-delayed, saved", fp8_val);
+    printf("  %-38s %8s %8.3f %10.3f %8.3f\n", "resumed in bf16, saved", "", to_bf16.loaded_val,
+           to_bf16.first_loss, r1.val_loss);
+    printf("  %-38s %8s %8.3f %10.3f %8.3f\n", "back in fp8-delayed (fresh scalers)", "",
+           to_fp8.loaded_val, to_fp8.first_loss, r2.val_loss);
+    printf("  (loaded: the loaded weights' val loss in the new precision, before a step; 1st step: "
+           "its training loss; after: val loss after %d steps)\n", n);
     return 0;
+}
+
+/* mkdir -p path; 0, or -1 with errno. */
+static int make_folders(const char *path)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *c = p + 1;; c++)
+        if (*c == '/' || *c == '\0') {
+            char keep = *c;
+            *c = '\0';
+            if (mkdir(p, 0755) != 0 && errno != EEXIST)
+                return -1;
+            if (!keep)
+                return 0;
+            *c = keep;
+        }
 }
 
 int main(int argc, char **argv)
@@ -208,6 +305,10 @@ int main(int argc, char **argv)
     options o;
     if (parse(argc, argv, &o))
         return 2;
+    if (make_folders(o.dir)) {
+        fprintf(stderr, "lab6: %s: cannot make the folder: %s\n", o.dir, strerror(errno));
+        return 2;
+    }
     gpt_text text;
     lab_error err;
     if (gpt_text_load(o.text, &text, &err)) {
@@ -223,7 +324,11 @@ int main(int argc, char **argv)
     result res[RECIPE_COUNT];
     for (int k = 0; k < RECIPE_COUNT; k++) {
         res[k].ran = false;
-        if (o.run[k] && train(&o, (lab6_recipe_kind)k, &text, &res[k])) {
+        char ckpt[4096];
+        snprintf(ckpt, sizeof ckpt, "%s/checkpoint-fp8", o.dir);
+        phase save = {NULL, ckpt, 0, 0.0, 0.0};
+        if (o.run[k] && train(&o, (lab6_recipe_kind)k, &text, &res[k],
+                              k == RECIPE_FP8_DELAYED ? &save : NULL)) {
             gpt_text_free(&text);
             return 1;
         }
@@ -256,6 +361,11 @@ int main(int argc, char **argv)
            "split; saturated and flushed: the last step's casts, all layers; updates lost: the "
            "share of AdamW's moves that rounding back to BF16 undid, mean over the steps)\n",
            VAL_BATCHES);
+    if (res[RECIPE_FP8_DELAYED].ran && !res[RECIPE_FP8_DELAYED].diverged && switch_precision(&o, &text,
+                                                                  res[RECIPE_FP8_DELAYED].val_loss)) {
+        gpt_text_free(&text);
+        return 1;
+    }
     if (o.sample > 0) {
         printf("\nWhat each model writes after \"And he said, \" (temperature 0.8):\n");
         for (int k = 0; k < RECIPE_COUNT; k++)

@@ -4,7 +4,9 @@
 # each in its table with finite losses within 0.05 of FP32's (6 steps move
 # the loss from 4.56 by about 0.7: a recipe that breaks the products is far
 # off), the per-tensor FP8 recipes' cast shares, the master-less BF16
-# recipes' lost updates, a text from each model; bad usage and a missing
+# recipes' lost updates, a text from each model; fp8-delayed's checkpoint
+# resumed in BF16 and back in FP8 with the loss carried across; bad usage
+# and a missing
 # text exit 2 naming what is wrong.
 #
 #   FP8LAB_BUILD=build sh tests/lab6/test_demo.sh
@@ -15,7 +17,9 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
-out=$(OPENBLAS_NUM_THREADS=1 "$demo" --steps 6 --sample 30 2>&1)
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+out=$(OPENBLAS_NUM_THREADS=1 "$demo" --steps 6 --sample 30 -o "$TMP/out" 2>&1)
 [ $? = 0 ] && ok || { bad "demo: exit status"; printf '%s\n' "$out" | tail -20; }
 
 row() { printf '%s\n' "$out" | awk -v r="$1" '$1 == r && $2 ~ /^[0-9.]+$/ { print; exit }'; }
@@ -41,10 +45,28 @@ for r in bf16-rne bf16-sr; do
     row "$r" | grep -Eq ' [0-9.]+%$' && ok || bad "demo: $r: no share of lost updates: $(row "$r")"
 done
 
+# the checkpoint of fp8-delayed, resumed in BF16 and back: NumPy files, and
+# the loss carried across each switch (the first step after it within 0.3
+# of the checkpoint's validation loss)
+for f in config params adam_m1 adam_m2; do
+    [ -s "$TMP/out/checkpoint-fp8/$f.npy" ] && [ -s "$TMP/out/checkpoint-bf16/$f.npy" ] && ok ||
+        bad "demo: no $f.npy in both checkpoints"
+done
+# each switch keeps the loss: the loaded weights' validation loss in the
+# new precision within 0.02 (BF16) and 0.1 (FP8 with fresh scalers, scale
+# 1) of the saved model's
+saved=$(printf '%s\n' "$out" | awk '/^  fp8-delayed, saved/ { print $NF }')
+bf16=$(printf '%s\n' "$out" | awk '/^  resumed in bf16, saved/ { print $(NF - 2), $NF }')
+fp8=$(printf '%s\n' "$out" | awk '/^  back in fp8-delayed/ { print $(NF - 2) }')
+set -- $bf16
+[ -n "$saved" ] && [ $# = 2 ] && [ -n "$fp8" ] && awk -v s="$saved" -v l="$1" -v b="$2" -v f="$fp8" \
+    'BEGIN { exit !(l - s < 0.02 && s - l < 0.02 && f - b < 0.1 && b - f < 0.1) }' && ok ||
+    bad "demo: the loss across the switches: fp8 saved '$saved', bf16 loaded and after '$bf16', fp8 loaded '$fp8'"
+
 err=$("$demo" --recipes fp32,fp9 2>&1)
 [ $? = 2 ] && ok || bad "demo: an unknown recipe should exit 2"
 printf '%s' "$err" | grep -q "no recipe named 'fp9'" && ok || bad "demo: unknown recipe: $err"
-err=$("$demo" --text /nonexistent/corpus.txt 2>&1)
+err=$("$demo" --text /nonexistent/corpus.txt -o "$TMP/x" 2>&1)
 [ $? = 2 ] && ok || bad "demo: a missing text should exit 2"
 printf '%s' "$err" | grep -q "/nonexistent/corpus.txt: cannot open" && ok ||
     bad "demo: missing text: $err"
