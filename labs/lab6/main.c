@@ -6,7 +6,7 @@
  * to BF16 undid, and a short text written by each model.
  *
  *   ./build/lab6/lab6 [--steps N] [--recipes a,b,...] [--fp8-head] [--text FILE]
- *                     [--seed S] [--lr LR] [--sample N]
+ *                     [--seed S] [--lr LR] [--sample N] [-o DIR] [--no-preview]
  */
 #include <errno.h>
 #include <math.h>
@@ -16,12 +16,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "demo.h"
 #include "lab6.h"
 #include "model.h"
 #include "recipes.h"
 
 #define DEFAULT_TEXT "data/lab6/corpus.txt"
-#define DEFAULT_DIR "build/plots/lab6"
+#define DEFAULT_DIR "build/lab6/plots"
 enum { BATCH = 16, SEQ = 128, VAL_BATCHES = 16, WARMUP = 30 };
 
 typedef struct options {
@@ -32,7 +33,7 @@ typedef struct options {
     uint64_t seed;
     float lr;
     int sample;
-    const char *dir; /* the checkpoints' folder */
+    const char *dir; /* the plots' and checkpoints' folder */
 } options;
 
 typedef struct result {
@@ -42,7 +43,24 @@ typedef struct result {
     double saturated[3], flushed[3];
     double lost_share;
     char sample[512];
+    /* per step: the training loss, the share of updates lost; fp8-delayed:
+     * the amax each cast of layer 0 recorded (x and dy of QKV, O, GU, DOWN) */
+    double *loss, *lost;
+    double *amax[2 * GPT_KINDS];
+    /* fp32: each channel's largest |value| over a validation batch, of the
+     * last layer's attention output and SwiGLU output */
+    double *chan_att, *chan_act;
 } result;
+
+static void result_free(result *r)
+{
+    free(r->loss);
+    free(r->lost);
+    for (int i = 0; i < 2 * GPT_KINDS; i++)
+        free(r->amax[i]);
+    free(r->chan_att);
+    free(r->chan_act);
+}
 
 static double now(void)
 {
@@ -51,76 +69,88 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: lab6 [--steps N] [--recipes LIST] [--fp8-head] [--text FILE] [--seed S]\n"
-               "            [--lr LR] [--sample N] [-o DIR]\n"
-               "  --steps N       training steps per recipe (default 300)\n"
-               "  --recipes LIST  comma-separated, of:");
-    for (int k = 0; k < RECIPE_COUNT; k++)
-        fprintf(f, " %s", recipe_name((lab6_recipe_kind)k));
-    fprintf(f, "\n                  (default all)\n"
-               "  --fp8-head      the LM head's products in FP8 too\n"
-               "  --text FILE     the text (default " DEFAULT_TEXT ")\n"
-               "  --seed S        the weights', batches' and samples' seed (default 1)\n"
-               "  --lr LR         AdamW's peak learning rate (default 3e-3)\n"
-               "  --sample N      characters each model writes (default 160)\n"
-               "  -o DIR          where the checkpoints go (default " DEFAULT_DIR ")\n");
-}
+/* What the demo does and its own options, for --help (common/demo.c prints
+ * -o, --no-preview and --help). */
+static const char ABOUT[] =
+    "Trains lab6's transformer under each recipe (fp32, bf16, fp8-delayed,\n"
+    "fp8-current, fp8-blockwise, mxfp8, bf16-rne, bf16-sr) from the same\n"
+    "weights on the same batches, with your lab6.c; prints each one's losses,\n"
+    "speed, FP8 casts and lost updates and a text it writes; resumes\n"
+    "fp8-delayed's checkpoint in BF16 and back; draws loss, amax_history,\n"
+    "channel_amax and update_stall (.png); checkpoints go to DIR too.\n"
+    "  --steps N       training steps per recipe (default 300)\n"
+    "  --recipes LIST  comma-separated recipes (default all)\n"
+    "  --fp8-head      the LM head's products in FP8 too\n"
+    "  --text FILE     the text (default " DEFAULT_TEXT ")\n"
+    "  --seed S        the weights', batches' and samples' seed (default 1)\n"
+    "  --lr LR         AdamW's peak learning rate (default 3e-3)\n"
+    "  --sample N      characters each model writes (default 160)";
 
-static int parse(int argc, char **argv, options *o)
+/* Takes lab6's own options out of argv into *o and copies the others, in
+ * order, into rest (argv[0] first), for demo_parse_args. Returns 0, or 2
+ * with a message on stderr. */
+static int take_args(int argc, char **argv, options *o, char **rest, int *n_rest)
 {
     *o = (options){300, {0}, false, DEFAULT_TEXT, 1, 3e-3f, 160, DEFAULT_DIR};
     bool any = false;
+    *n_rest = 0;
+    rest[(*n_rest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (strcmp(a, "--fp8-head") == 0) {
+        static const char *const own[] = {"--steps", "--recipes", "--text", "--seed", "--lr",
+                                          "--sample"};
+        bool takes_value = false;
+        for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+            takes_value |= strcmp(a, own[k]) == 0;
+        if (strcmp(a, "--fp8-head") == 0) {
             o->fp8_head = true;
-        } else if (!v) {
+            continue;
+        }
+        if (!takes_value) {
+            rest[(*n_rest)++] = argv[i];
+            if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v)
+                rest[(*n_rest)++] = argv[++i];
+            continue;
+        }
+        if (!v) {
             fprintf(stderr, "lab6: %s needs a value (--help)\n", a);
-            return -1;
-        } else if (strcmp(a, "--steps") == 0) {
-            o->steps = atoi(v), i++;
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--steps") == 0) {
+            o->steps = atoi(v);
             if (o->steps < 1 || o->steps > 1000000) {
                 fprintf(stderr, "lab6: --steps %s: 1 to 1000000\n", v);
-                return -1;
+                return 2;
             }
         } else if (strcmp(a, "--text") == 0) {
-            o->text = v, i++;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--dir") == 0) {
-            o->dir = v, i++;
+            o->text = v;
         } else if (strcmp(a, "--seed") == 0) {
-            o->seed = strtoull(v, NULL, 10), i++;
+            o->seed = strtoull(v, NULL, 10);
         } else if (strcmp(a, "--lr") == 0) {
-            o->lr = strtof(v, NULL), i++;
+            o->lr = strtof(v, NULL);
             if (!(o->lr > 0.0f && o->lr < 1.0f)) {
                 fprintf(stderr, "lab6: --lr %s: above 0 and below 1\n", v);
-                return -1;
+                return 2;
             }
         } else if (strcmp(a, "--sample") == 0) {
-            o->sample = atoi(v), i++;
+            o->sample = atoi(v);
             if (o->sample < 0 || o->sample > 500) {
                 fprintf(stderr, "lab6: --sample %s: 0 to 500\n", v);
-                return -1;
+                return 2;
             }
-        } else if (strcmp(a, "--recipes") == 0) {
+        } else { /* --recipes */
             char list[256];
-            snprintf(list, sizeof list, "%s", v), i++;
+            snprintf(list, sizeof list, "%s", v);
             for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
                 int k = recipe_from_name(t);
                 if (k < 0) {
                     fprintf(stderr, "lab6: --recipes: no recipe named '%s' (--help lists them)\n",
                             t);
-                    return -1;
+                    return 2;
                 }
                 o->run[k] = any = true;
             }
-        } else {
-            fprintf(stderr, "lab6: unknown option %s (--help)\n", a);
-            return -1;
         }
     }
     if (!any)
@@ -168,6 +198,41 @@ static double val_loss(gpt_model *m, const gpt_text *text, uint64_t seed)
     return vl / VAL_BATCHES;
 }
 
+/* n doubles, all NaN (a step not taken is not drawn); out of memory ends
+ * the demo. */
+static double *doubles(size_t n)
+{
+    double *d = malloc((n ? n : 1) * sizeof(double));
+    if (!d) {
+        fprintf(stderr, "lab6: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = NAN;
+    return d;
+}
+
+/* Each channel's largest |value| over the last forward (val_loss's last
+ * batch) of the last layer's attention output and SwiGLU output. */
+static void channel_amax(const gpt_model *m, result *res)
+{
+    int last = (m->cfg.n_layer - 1) * GPT_KINDS;
+    size_t rows = m->batch * m->seq, D = (size_t)m->cfg.d_model, F = (size_t)m->cfg.d_ff;
+    const float *att = gpt_linear_input(m, last + GPT_O), *act = gpt_linear_input(m, last + GPT_DOWN);
+    res->chan_att = doubles(D);
+    res->chan_act = doubles(F);
+    for (size_t i = 0; i < D; i++)
+        res->chan_att[i] = 0.0;
+    for (size_t i = 0; i < F; i++)
+        res->chan_act[i] = 0.0;
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t c = 0; c < D; c++)
+            res->chan_att[c] = fmax(res->chan_att[c], fabs((double)att[r * D + c]));
+        for (size_t c = 0; c < F; c++)
+            res->chan_act[c] = fmax(res->chan_act[c], fabs((double)act[r * F + c]));
+    }
+}
+
 static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, result *res,
                  phase *ph)
 {
@@ -211,6 +276,11 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     }
     double tail = 0.0, seconds = 0.0, lost = 0.0;
     int tail_n = 0, lost_n = 0;
+    res->loss = doubles((size_t)steps);
+    res->lost = doubles((size_t)steps);
+    bool amaxes = kind == RECIPE_FP8_DELAYED && !(ph && ph->load);
+    for (int i = 0; i < 2 * GPT_KINDS && amaxes; i++)
+        res->amax[i] = doubles((size_t)steps);
     for (int s = 1; s <= steps; s++) {
         gpt_text_batch(text, 0, BATCH, SEQ, &data, x, y);
         double t0 = now();
@@ -221,7 +291,14 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
             break;
         }
         gpt_backward(&m);
+        for (int i = 0; i < GPT_KINDS && res->amax[2 * i + 1]; i++) {
+            res->amax[2 * i][s - 1] = r.linear[i].sx.history[0];
+            res->amax[2 * i + 1][s - 1] = r.linear[i].sdy.history[0];
+        }
         recipe_step(&r, &opt, &m);
+        res->loss[s - 1] = loss;
+        if (r.updates)
+            res->lost[s - 1] = 100.0 * (double)r.lost / (double)r.updates;
         seconds += now() - t0;
         res->steps_done = s;
         if (r.updates) {
@@ -244,6 +321,8 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     res->lost_share = lost_n ? lost / lost_n : 0.0;
     recipe_cast_shares(&r, res->saturated, res->flushed);
     res->val_loss = res->diverged ? NAN : val_loss(&m, text, o->seed);
+    if (kind == RECIPE_FP32 && !(ph && ph->load) && !res->diverged)
+        channel_amax(&m, res);
     int status = 0;
     if (ph && ph->save && !res->diverged && gpt_save(&m, &opt, ph->save, &err)) {
         fprintf(stderr, "lab6: %s\n", err.msg);
@@ -280,7 +359,140 @@ static int switch_precision(const options *o, const gpt_text *text, double fp8_v
            to_fp8.loaded_val, to_fp8.first_loss, r2.val_loss);
     printf("  (loaded: the loaded weights' val loss in the new precision, before a step; 1st step: "
            "its training loss; after: val loss after %d steps)\n", n);
+    result_free(&r1);
+    result_free(&r2);
     return 0;
+}
+
+#define PLOT_WIDTH 1400
+
+/* The mean of each window of w steps of y (n values), at the window's last
+ * step, into xs and ys; returns how many. */
+static size_t smooth(const double *y, size_t n, size_t w, double *xs, double *ys)
+{
+    size_t k = 0;
+    for (size_t i = 0; i + w <= n; i += w) {
+        double sum = 0.0;
+        for (size_t j = i; j < i + w; j++)
+            sum += y[j];
+        xs[k] = (double)(i + w);
+        ys[k++] = sum / (double)w;
+    }
+    return k;
+}
+
+static int render(demo_options *d, plot *p, const char *stem, lab_error *err)
+{
+    return demo_render(d, p, stem, PLOT_WIDTH, err) == -1 ? -1 : 0;
+}
+
+/* The four plots; -1 when one could not be written (message printed). */
+static int draw_plots(demo_options *d, const options *o, const result *res)
+{
+    char stem[DEMO_STEM_SIZE];
+    lab_error err = {{0}};
+    size_t n = (size_t)o->steps, w = n >= 100 ? 10 : 1;
+    double *xs = doubles(n + 1), *ys = doubles(n + 1);
+    int rc = 0;
+    plot *p = NULL;
+
+    /* 1: the loss curves */
+    if (demo_stem(d, "loss", stem, sizeof stem) != 0)
+        goto fail;
+    p = plot_new(stem, "Training loss per recipe (the mean of each 10 steps)", "step",
+                 "cross-entropy (nats per character)", &err);
+    for (int k = 0; p && k < RECIPE_COUNT; k++)
+        if (res[k].ran && res[k].loss) {
+            size_t m = smooth(res[k].loss, n, w, xs, ys);
+            if (m && plot_add_series(p, recipe_name((lab6_recipe_kind)k), xs, ys, m, &err))
+                goto fail;
+        }
+    if (p && plot_set_key(p, "below", &err))
+        goto fail;
+    printf("\nPlot 1, the loss curves:\n");
+    if (render(d, p, stem, &err))
+        goto fail;
+    p = NULL;
+
+    /* 2: fp8-delayed's amax history, layer 0 */
+    const result *fd = &res[RECIPE_FP8_DELAYED];
+    if (fd->ran && fd->amax[0]) {
+        static const char *const names[2 * GPT_KINDS] = {
+            "x of W_qkv", "dy of W_qkv", "x of W_o", "dy of W_o",
+            "x of W_gu", "dy of W_gu", "x of W_down", "dy of W_down"};
+        if (demo_stem(d, "amax_history", stem, sizeof stem) != 0)
+            goto fail;
+        p = plot_new(stem, "fp8-delayed: the amax each cast of layer 0 recorded, per step", "step",
+                     "amax (log scale)", &err);
+        if (p)
+            plot_set_log_y(p, true);
+        for (int i = 0; p && i < 2 * GPT_KINDS; i++)
+            if (plot_add_series(p, names[i], NULL, fd->amax[i], n, &err) ||
+                plot_set_marks(p, PLOT_MARKS_NONE, &err))
+                goto fail;
+        if (p && plot_set_key(p, "below", &err))
+            goto fail;
+        printf("\nPlot 2, the amax history:\n");
+        if (render(d, p, stem, &err))
+            goto fail;
+        p = NULL;
+    }
+
+    /* 3: the outlier channels */
+    const result *f32 = &res[RECIPE_FP32];
+    if (f32->ran && f32->chan_att) {
+        gpt_config c = gpt_config_default();
+        if (demo_stem(d, "channel_amax", stem, sizeof stem) != 0)
+            goto fail;
+        p = plot_new(stem, "fp32, last layer: each channel's largest |value| over a batch",
+                     "channel", "amax (log scale)", &err);
+        if (p)
+            plot_set_log_y(p, true);
+        if (p && (plot_add_series(p, "attention output (into W_o)", NULL, f32->chan_att,
+                                  (size_t)c.d_model, &err) ||
+                  plot_add_series(p, "SwiGLU output (into W_down)", NULL, f32->chan_act,
+                                  (size_t)c.d_ff, &err)))
+            goto fail;
+        if (p && plot_set_key(p, "below", &err))
+            goto fail;
+        printf("\nPlot 3, the channels' amax:\n");
+        if (render(d, p, stem, &err))
+            goto fail;
+        p = NULL;
+    }
+
+    /* 4: the update stall of master-less BF16 */
+    if ((res[RECIPE_BF16_RNE].ran && res[RECIPE_BF16_RNE].lost) ||
+        (res[RECIPE_BF16_SR].ran && res[RECIPE_BF16_SR].lost)) {
+        if (demo_stem(d, "update_stall", stem, sizeof stem) != 0)
+            goto fail;
+        p = plot_new(stem, "BF16 weights, no FP32 master: AdamW's moves undone by rounding back",
+                     "step", "updates lost (%)", &err);
+        for (int k = RECIPE_BF16_RNE; p && k <= RECIPE_BF16_SR; k++)
+            if (res[k].ran && res[k].lost) {
+                size_t m = smooth(res[k].lost, n, w, xs, ys);
+                if (m && plot_add_series(p, k == RECIPE_BF16_RNE ? "round to nearest even"
+                                                                  : "stochastic rounding",
+                                         xs, ys, m, &err))
+                    goto fail;
+            }
+        if (p && plot_set_key(p, "below", &err))
+            goto fail;
+        printf("\nPlot 4, the update stall:\n");
+        if (render(d, p, stem, &err))
+            goto fail;
+        p = NULL;
+    }
+    goto done;
+fail:
+    if (p)
+        fprintf(stderr, "lab6: %s\n", err.msg);
+    plot_free(p);
+    rc = -1;
+done:
+    free(xs);
+    free(ys);
+    return rc;
 }
 
 /* mkdir -p path; 0, or -1 with errno. */
@@ -303,8 +515,20 @@ static int make_folders(const char *path)
 int main(int argc, char **argv)
 {
     options o;
-    if (parse(argc, argv, &o))
-        return 2;
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    int n_rest = 0;
+    if (!rest) {
+        fprintf(stderr, "lab6: out of memory\n");
+        return 1;
+    }
+    int rc = take_args(argc, argv, &o, rest, &n_rest);
+    demo_options d;
+    if (rc == 0)
+        rc = demo_parse_args(n_rest, rest, "lab6", ABOUT, DEFAULT_DIR, &d);
+    free(rest);
+    if (rc != 0)
+        return rc == 1 ? 0 : 2; /* 1: after --help */
+    o.dir = d.dir;
     if (make_folders(o.dir)) {
         fprintf(stderr, "lab6: %s: cannot make the folder: %s\n", o.dir, strerror(errno));
         return 2;
@@ -377,5 +601,10 @@ int main(int argc, char **argv)
             }
     }
     gpt_text_free(&text);
-    return 0;
+    rc = draw_plots(&d, &o, res) ? 1 : 0;
+    demo_note_no_gnuplot(&d);
+    for (int k = 0; k < RECIPE_COUNT; k++)
+        if (res[k].ran)
+            result_free(&res[k]);
+    return rc;
 }

@@ -491,6 +491,15 @@ float gpt_forward(gpt_model *m, const uint8_t *tokens, const uint8_t *targets, s
     return (float)(loss / (double)T);
 }
 
+const float *gpt_linear_input(const gpt_model *m, int id)
+{
+    if (id >= m->cfg.n_layer * GPT_KINDS)
+        return head_at(m).h;
+    block_acts a = block_at(m, (size_t)(id / GPT_KINDS));
+    const float *in[GPT_KINDS] = {a.h1, a.att, a.h2, a.act};
+    return in[id % GPT_KINDS];
+}
+
 const float *gpt_logits(const gpt_model *m)
 {
     return head_at(m).logits;

@@ -121,6 +121,11 @@ float gpt_forward(gpt_model *m, const uint8_t *tokens, const uint8_t *targets, s
                   size_t seq);
 const float *gpt_logits(const gpt_model *m);
 
+/* The activations that went into linear layer id (layer * GPT_KINDS +
+ * kind, the LM head n_layer * GPT_KINDS) in the last forward pass: batch x
+ * seq rows of its K inputs (d_model, or d_ff for GPT_DOWN). */
+const float *gpt_linear_input(const gpt_model *m, int id);
+
 /* The gradient of the last forward's loss, into m->grads (overwritten). */
 void gpt_backward(gpt_model *m);
 

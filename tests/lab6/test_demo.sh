@@ -5,7 +5,8 @@
 # the loss from 4.56 by about 0.7: a recipe that breaks the products is far
 # off), the per-tensor FP8 recipes' cast shares, the master-less BF16
 # recipes' lost updates, a text from each model; fp8-delayed's checkpoint
-# resumed in BF16 and back in FP8 with the loss carried across; bad usage
+# resumed in BF16 and back in FP8 with the loss carried across; the plots;
+# bad usage
 # and a missing
 # text exit 2 naming what is wrong.
 #
@@ -19,7 +20,7 @@ bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-out=$(OPENBLAS_NUM_THREADS=1 "$demo" --steps 6 --sample 30 -o "$TMP/out" 2>&1)
+out=$(OPENBLAS_NUM_THREADS=1 "$demo" --steps 6 --sample 30 --no-preview -o "$TMP/out" 2>&1)
 [ $? = 0 ] && ok || { bad "demo: exit status"; printf '%s\n' "$out" | tail -20; }
 
 row() { printf '%s\n' "$out" | awk -v r="$1" '$1 == r && $2 ~ /^[0-9.]+$/ { print; exit }'; }
@@ -62,6 +63,20 @@ set -- $bf16
 [ -n "$saved" ] && [ $# = 2 ] && [ -n "$fp8" ] && awk -v s="$saved" -v l="$1" -v b="$2" -v f="$fp8" \
     'BEGIN { exit !(l - s < 0.02 && s - l < 0.02 && f - b < 0.1 && b - f < 0.1) }' && ok ||
     bad "demo: the loss across the switches: fp8 saved '$saved', bf16 loaded and after '$bf16', fp8 loaded '$fp8'"
+
+# the four plots, each with data where its recipes ran: loss (every
+# recipe), amax_history (fp8-delayed's 8 casts), channel_amax (fp32's 128
+# and 384 channels), update_stall (bf16-rne and bf16-sr)
+for plot in loss amax_history channel_amax update_stall; do
+    [ -s "$TMP/out/$plot.gp" ] && [ -s "$TMP/out/$plot.dat" ] && ok || bad "demo: no $plot.gp/.dat"
+    if command -v gnuplot >/dev/null 2>&1; then
+        [ -s "$TMP/out/$plot.png" ] && ok || bad "demo: no $plot.png"
+    fi
+done
+for pair in amax_history:8 channel_amax:2 update_stall:2 loss:8; do
+    n=$(grep -c '^# series' "$TMP/out/${pair%:*}.dat" 2>/dev/null)
+    [ "$n" = "${pair#*:}" ] && ok || bad "demo: ${pair%:*}.dat has '$n' series, want ${pair#*:}"
+done
 
 err=$("$demo" --recipes fp32,fp9 2>&1)
 [ $? = 2 ] && ok || bad "demo: an unknown recipe should exit 2"
