@@ -545,9 +545,8 @@ int main(int argc, char **argv)
            "recipe; the LM head in %s\n\n",
            text.n_train, text.n - text.n_train, o.steps, BATCH, SEQ,
            o.fp8_head ? "FP8 too" : "the recipe's higher precision");
-    result res[RECIPE_COUNT];
+    static result res[RECIPE_COUNT];
     for (int k = 0; k < RECIPE_COUNT; k++) {
-        res[k].ran = false;
         char ckpt[4096];
         snprintf(ckpt, sizeof ckpt, "%s/checkpoint-fp8", o.dir);
         phase save = {NULL, ckpt, 0, 0.0, 0.0};

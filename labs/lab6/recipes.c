@@ -81,7 +81,8 @@ int recipe_init(lab6_recipe *r, lab6_recipe_kind kind, bool fp8_head, gpt_model 
         most = big > most ? big : most;
     }
     r->buf_len = most;
-    r->buf = malloc((3 * most + most / 32 + 8) * sizeof(float));
+    /* three operands, and a scale for each group of one (at most one per value) */
+    r->buf = malloc(4 * most * sizeof(float));
     r->codes = malloc(most);
     r->linear = calloc(n_linear, sizeof *r->linear);
     if (!r->buf || !r->codes || !r->linear) {
