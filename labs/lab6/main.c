@@ -198,6 +198,32 @@ static double val_loss(gpt_model *m, const gpt_text *text, uint64_t seed)
     return vl / VAL_BATCHES;
 }
 
+/* The fused QKV of layer 0: what the recipe's products saw at the last
+ * step, kept by a wrapper around its gpt_gemms. */
+typedef struct qkv_capture {
+    gpt_gemms inner;
+    float *dy;       /* the QKV output's gradient, tokens x qkv */
+    size_t rows;
+} qkv_capture;
+
+static void capture_forward(void *ctx, int id, const float *x, const float *w, float *y, size_t M,
+                            size_t N, size_t K)
+{
+    qkv_capture *c = ctx;
+    c->inner.forward(c->inner.ctx, id, x, w, y, M, N, K);
+}
+
+static void capture_backward(void *ctx, int id, const float *dy, const float *x, const float *w,
+                             float *dx, float *dw, size_t M, size_t N, size_t K)
+{
+    qkv_capture *c = ctx;
+    if (id == GPT_QKV && c->dy) {
+        memcpy(c->dy, dy, M * N * sizeof(float));
+        c->rows = M;
+    }
+    c->inner.backward(c->inner.ctx, id, dy, x, w, dx, dw, M, N, K);
+}
+
 /* n doubles, all NaN (a step not taken is not drawn); out of memory ends
  * the demo. */
 static double *doubles(size_t n)
@@ -210,6 +236,66 @@ static double *doubles(size_t n)
     for (size_t i = 0; i < n; i++)
         d[i] = NAN;
     return d;
+}
+
+/* The SQNR (dB) of n values of x, stride apart in rows of width `stride`
+ * from col for cols columns, cast to fmt with the current scale of amax. */
+static double part_sqnr(const float *x, size_t rows, size_t stride, size_t col, size_t cols,
+                        fp8_format fmt, float amax)
+{
+    float max = fp8_info(fmt)->max_finite, scale = amax > 0.0f ? max / amax : 1.0f;
+    double sig = 0.0, err = 0.0;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = col; c < col + cols; c++) {
+            float v = x[r * stride + c];
+            float q = fp8_decode(fp8_encode(v * scale, fmt, true), fmt) / scale;
+            sig += (double)v * v;
+            err += ((double)v - q) * ((double)v - q);
+        }
+    return err > 0.0 ? 10.0 * log10(sig / err) : INFINITY;
+}
+
+static float part_amax(const float *x, size_t rows, size_t stride, size_t col, size_t cols)
+{
+    float a = 0.0f;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = col; c < col + cols; c++)
+            a = fmaxf(a, fabsf(x[r * stride + c]));
+    return a;
+}
+
+/* The fused QKV question (§4): one scale over [Q K V], or one per part, for
+ * layer 0's weight (its rows, E4M3) and its output's gradient (its
+ * columns, E5M2), at fp8-delayed's last step; current scales, so that the
+ * choice of scale is the only difference. */
+static void fused_qkv(gpt_model *m, const float *dy, size_t rows)
+{
+    const gpt_tensor *w = gpt_find(m, "layer0.w_qkv");
+    size_t hd = (size_t)(m->cfg.d_model / m->cfg.n_head), Qd = w->rows, D = w->cols;
+    size_t width[3] = {(size_t)m->cfg.n_head * hd, (size_t)m->cfg.n_kv_head * hd,
+                       (size_t)m->cfg.n_kv_head * hd};
+    float w_all = part_amax(w->w, Qd, D, 0, D), dy_all = part_amax(dy, rows, Qd, 0, Qd);
+    printf("\nThe fused QKV of layer 0 at fp8-delayed's last step: one scale over [Q K V], or one"
+           " per part (SQNR in dB; higher is better)\n");
+    printf("  %-22s %-4s %10s %12s %12s\n", "tensor", "part", "amax", "one scale", "own scale");
+    static const char *const part[3] = {"Q", "K", "V"};
+    size_t at = 0;
+    for (int p = 0; p < 3; p++) {
+        /* the weight's rows [at, at + width) */
+        float a = part_amax(w->w + at * D, width[p], D, 0, D);
+        printf("  %-22s %-4s %10.3g %12.1f %12.1f\n", "W_qkv (E4M3)", part[p], (double)a,
+               part_sqnr(w->w + at * D, width[p], D, 0, D, FP8_E4M3, w_all),
+               part_sqnr(w->w + at * D, width[p], D, 0, D, FP8_E4M3, a));
+        at += width[p];
+    }
+    at = 0;
+    for (int p = 0; p < 3; p++) {
+        float a = part_amax(dy, rows, Qd, at, width[p]);
+        printf("  %-22s %-4s %10.3g %12.1f %12.1f\n", "dy of QKV (E5M2)", part[p], (double)a,
+               part_sqnr(dy, rows, Qd, at, width[p], FP8_E5M2, dy_all),
+               part_sqnr(dy, rows, Qd, at, width[p], FP8_E5M2, a));
+        at += width[p];
+    }
 }
 
 /* Each channel's largest |value| over the last forward (val_loss's last
@@ -257,6 +343,17 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
         return -1;
     }
     m.gemms = recipe_gemms(&r);
+    qkv_capture cap = {m.gemms, NULL, 0};
+    if (kind == RECIPE_FP8_DELAYED && !(ph && ph->load)) {
+        size_t hd = (size_t)(cfg.d_model / cfg.n_head);
+        cap.dy = malloc((size_t)BATCH * SEQ * (size_t)(cfg.n_head + 2 * cfg.n_kv_head) * hd *
+                        sizeof(float));
+        if (cap.dy) {
+            m.gemms.forward = capture_forward;
+            m.gemms.backward = capture_backward;
+            m.gemms.ctx = &cap;
+        }
+    }
     static uint8_t x[BATCH * SEQ], y[BATCH * SEQ];
     int steps = o->steps;
     if (ph && ph->load) {
@@ -320,6 +417,10 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     res->tokens_per_s = seconds > 0 ? (double)res->steps_done * BATCH * SEQ / seconds : 0;
     res->lost_share = lost_n ? lost / lost_n : 0.0;
     recipe_cast_shares(&r, res->saturated, res->flushed);
+    if (cap.dy && cap.rows && !res->diverged)
+        fused_qkv(&m, cap.dy, cap.rows);
+    free(cap.dy);
+    m.gemms = recipe_gemms(&r);
     res->val_loss = res->diverged ? NAN : val_loss(&m, text, o->seed);
     if (kind == RECIPE_FP32 && !(ph && ph->load) && !res->diverged)
         channel_amax(&m, res);

@@ -64,6 +64,11 @@ set -- $bf16
     'BEGIN { exit !(l - s < 0.02 && s - l < 0.02 && f - b < 0.1 && b - f < 0.1) }' && ok ||
     bad "demo: the loss across the switches: fp8 saved '$saved', bf16 loaded and after '$bf16', fp8 loaded '$fp8'"
 
+# the fused QKV's table: Q, K, V of the weight and of the gradient, each
+# with two SQNRs
+n=$(printf '%s\n' "$out" | grep -Ec '^  (W_qkv \(E4M3\)|dy of QKV \(E5M2\)) +[QKV] +[0-9.e+-]+ +[0-9.]+ +[0-9.]+$')
+[ "$n" = 6 ] && ok || bad "demo: the fused QKV table has $n of its 6 rows"
+
 # the four plots, each with data where its recipes ran: loss (every
 # recipe), amax_history (fp8-delayed's 8 casts), channel_amax (fp32's 128
 # and 384 channels), update_stall (bf16-rne and bf16-sr)
