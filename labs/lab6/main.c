@@ -41,11 +41,11 @@ typedef struct result {
     int steps_done;
     double train_loss, val_loss, tokens_per_s;
     double saturated[3], flushed[3];
-    double lost_share;
+    double lost_share, kept_share;
     char sample[512];
     /* per step: the training loss, the share of updates lost; fp8-delayed:
      * the amax each cast of layer 0 recorded (x and dy of QKV, O, GU, DOWN) */
-    double *loss, *lost;
+    double *loss, *lost, *kept;
     double *amax[2 * GPT_KINDS];
     /* fp32: each channel's largest |value| over a validation batch, of the
      * last layer's attention output and SwiGLU output */
@@ -56,6 +56,7 @@ static void result_free(result *r)
 {
     free(r->loss);
     free(r->lost);
+    free(r->kept);
     for (int i = 0; i < 2 * GPT_KINDS; i++)
         free(r->amax[i]);
     free(r->chan_att);
@@ -371,10 +372,11 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
         steps = ph->steps;
         ph->loaded_val = val_loss(&m, text, o->seed);
     }
-    double tail = 0.0, seconds = 0.0, lost = 0.0;
+    double tail = 0.0, seconds = 0.0, lost = 0.0, kept = 0.0;
     int tail_n = 0, lost_n = 0;
     res->loss = doubles((size_t)steps);
     res->lost = doubles((size_t)steps);
+    res->kept = doubles((size_t)steps);
     bool amaxes = kind == RECIPE_FP8_DELAYED && !(ph && ph->load);
     for (int i = 0; i < 2 * GPT_KINDS && amaxes; i++)
         res->amax[i] = doubles((size_t)steps);
@@ -394,12 +396,15 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
         }
         recipe_step(&r, &opt, &m);
         res->loss[s - 1] = loss;
-        if (r.updates)
+        if (r.updates) {
             res->lost[s - 1] = 100.0 * (double)r.lost / (double)r.updates;
+            res->kept[s - 1] = 100.0 * r.kept;
+        }
         seconds += now() - t0;
         res->steps_done = s;
         if (r.updates) {
             lost += (double)r.lost / (double)r.updates;
+            kept += r.kept;
             lost_n++;
         }
         if (s == 1 && ph)
@@ -416,6 +421,7 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     res->train_loss = tail_n ? tail / tail_n : NAN;
     res->tokens_per_s = seconds > 0 ? (double)res->steps_done * BATCH * SEQ / seconds : 0;
     res->lost_share = lost_n ? lost / lost_n : 0.0;
+    res->kept_share = lost_n ? kept / lost_n : 1.0;
     recipe_cast_shares(&r, res->saturated, res->flushed);
     if (cap.dy && cap.rows && !res->diverged)
         fused_qkv(&m, cap.dy, cap.rows);
@@ -563,15 +569,15 @@ static int draw_plots(demo_options *d, const options *o, const result *res)
     }
 
     /* 4: the update stall of master-less BF16 */
-    if ((res[RECIPE_BF16_RNE].ran && res[RECIPE_BF16_RNE].lost) ||
-        (res[RECIPE_BF16_SR].ran && res[RECIPE_BF16_SR].lost)) {
+    if ((res[RECIPE_BF16_RNE].ran && res[RECIPE_BF16_RNE].kept) ||
+        (res[RECIPE_BF16_SR].ran && res[RECIPE_BF16_SR].kept)) {
         if (demo_stem(d, "update_stall", stem, sizeof stem) != 0)
             goto fail;
-        p = plot_new(stem, "BF16 weights, no FP32 master: AdamW's moves undone by rounding back",
-                     "step", "updates lost (%)", &err);
+        p = plot_new(stem, "BF16 weights, no FP32 master: how much of AdamW's moves the "
+                     "rounded weights kept", "step", "size of the moves kept, signed (%)", &err);
         for (int k = RECIPE_BF16_RNE; p && k <= RECIPE_BF16_SR; k++)
-            if (res[k].ran && res[k].lost) {
-                size_t m = smooth(res[k].lost, n, w, xs, ys);
+            if (res[k].ran && res[k].kept) {
+                size_t m = smooth(res[k].kept, n, w, xs, ys);
                 if (m && plot_add_series(p, k == RECIPE_BF16_RNE ? "round to nearest even"
                                                                   : "stochastic rounding",
                                          xs, ys, m, &err))
@@ -658,7 +664,8 @@ int main(int argc, char **argv)
         }
     }
     printf("\n%-13s %10s %9s %9s %10s  %-23s %-23s %s\n", "recipe", "train loss", "val loss",
-           "vs fp32", "tokens/s", "saturated x / w / dy", "flushed x / w / dy", "updates lost");
+           "vs fp32", "tokens/s", "saturated x / w / dy", "flushed x / w / dy",
+           "updates lost / kept");
     double ref = res[RECIPE_FP32].ran ? res[RECIPE_FP32].val_loss : NAN;
     for (int k = 0; k < RECIPE_COUNT; k++) {
         const result *r = &res[k];
@@ -671,7 +678,8 @@ int main(int argc, char **argv)
             snprintf(fl, sizeof fl, "%.1e %.1e %.1e", r->flushed[0], r->flushed[1], r->flushed[2]);
         }
         if (k == RECIPE_BF16_RNE || k == RECIPE_BF16_SR)
-            snprintf(lost, sizeof lost, "%.1f%%", 100.0 * r->lost_share);
+            snprintf(lost, sizeof lost, "%.1f%% / %.1f%%", 100.0 * r->lost_share,
+                     100.0 * r->kept_share);
         if (isfinite(ref) && isfinite(r->val_loss))
             snprintf(vs, sizeof vs, "%+.3f", r->val_loss - ref);
         if (r->diverged)
@@ -683,7 +691,8 @@ int main(int argc, char **argv)
     }
     printf("\n(train loss: the mean of the last 20 steps; val loss: %d batches of the validation "
            "split; saturated and flushed: the last step's casts, all layers; updates lost: the "
-           "share of AdamW's moves that rounding back to BF16 undid, mean over the steps)\n",
+           "share of AdamW's moves that rounding back to BF16 undid; kept: the share of their "
+           "total size the rounded weights kept, signed; both means over the steps)\n",
            VAL_BATCHES);
     if (res[RECIPE_FP8_DELAYED].ran && !res[RECIPE_FP8_DELAYED].diverged && switch_precision(&o, &text,
                                                                   res[RECIPE_FP8_DELAYED].val_loss)) {

@@ -287,6 +287,7 @@ float recipe_step(lab6_recipe *r, gpt_adamw *o, gpt_model *m)
     float norm = gpt_adamw_step(o, m);
     if (old) {
         size_t updates = 0, lost = 0;
+        double moved = 0.0, kept = 0.0;
         for (size_t i = 0; i < m->n_params; i++) {
             float v = m->params[i], back;
             uint16_t h = r->kind == RECIPE_BF16_SR ? lab6_sr_bf16(v, rng_u32(&r->sr))
@@ -295,9 +296,13 @@ float recipe_step(lab6_recipe *r, gpt_adamw *o, gpt_model *m)
             m->params[i] = back;
             updates += v != old[i];
             lost += v != old[i] && back == old[i];
+            double move = (double)v - (double)old[i];
+            moved += fabs(move);
+            kept += move > 0 ? (double)back - old[i] : move < 0 ? (double)old[i] - back : 0.0;
         }
         r->updates = updates;
         r->lost = lost;
+        r->kept = moved > 0.0 ? kept / moved : 1.0;
         free(old);
     }
     if (per_tensor_fp8(r->kind))

@@ -72,8 +72,12 @@ typedef struct lab6_recipe {
     uint8_t *codes;
     rng_state sr;             /* bf16-sr's random bits */
     /* the weight updates of the last step: how many weights AdamW moved and
-     * how many of those moves rounding back to BF16 undid */
+     * how many of those moves rounding back to BF16 undid; and how much of
+     * the moves' total size the rounded weights kept, the sum over the moved
+     * weights of (kept move) x sign(move), over the sum of |move| (1 when
+     * nothing is lost on average: stochastic rounding's expectation) */
     size_t updates, lost;
+    double kept;
 } lab6_recipe;
 
 /* Sets r up for m (its sizes and its max_tokens); for the master-less

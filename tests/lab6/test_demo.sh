@@ -43,7 +43,8 @@ for r in fp8-delayed fp8-current; do
         bad "demo: $r: no saturated and flushed shares: $(row "$r")"
 done
 for r in bf16-rne bf16-sr; do
-    row "$r" | grep -Eq ' [0-9.]+%$' && ok || bad "demo: $r: no share of lost updates: $(row "$r")"
+    row "$r" | grep -Eq ' [0-9.]+% / -?[0-9.]+%$' && ok ||
+        bad "demo: $r: no shares of lost and kept updates: $(row "$r")"
 done
 
 # the checkpoint of fp8-delayed, resumed in BF16 and back: NumPy files, and

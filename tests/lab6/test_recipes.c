@@ -267,6 +267,18 @@ START_TEST(masterless_rounding)
         }
         ck_assert_msg(r.updates == moved, "updates %zu, want %zu", r.updates, moved);
         ck_assert_msg(r.lost == lost, "lost %zu, counted %zu", r.lost, lost);
+        /* kept: the signed share of the moves' size the rounded weights kept */
+        double moved_size = 0.0, kept_size = 0.0;
+        for (size_t i = 0; i < m.n_params; i++) {
+            float g = grad_of(i), m1 = (1.0f - 0.9f) * g, m2 = (1.0f - 0.95f) * g * g;
+            float want = before[i] - step_size * m1 / (sqrtf(m2) / bc2_sqrt + 1e-8f);
+            double move = (double)want - before[i];
+            moved_size += fabs(move);
+            kept_size += move > 0 ? (double)m.params[i] - before[i]
+                                  : move < 0 ? (double)before[i] - m.params[i] : 0.0;
+        }
+        ck_assert_msg(fabs(r.kept - kept_size / moved_size) <= 1e-9,
+                      "kept %.9f, counted %.9f", r.kept, kept_size / moved_size);
         if (sr)
             ck_assert_msg(ups > 0 && downs > 0, "sr: %zu of less than a quarter of the way rounded "
                           "up, %zu of more than three quarters down: not stochastic", ups, downs);
