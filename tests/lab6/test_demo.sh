@@ -84,6 +84,12 @@ for pair in amax_history:8 channel_amax:2 update_stall:2 loss:8; do
     [ "$n" = "${pair#*:}" ] && ok || bad "demo: ${pair%:*}.dat has '$n' series, want ${pair#*:}"
 done
 
+# the skeleton's demo (make lab6) runs too, its FP8 recipes learning nothing
+skel=$(OPENBLAS_NUM_THREADS=1 "$B/lab6/lab6" --steps 2 --sample 0 --recipes fp32,fp8-delayed \
+    --no-preview -o "$TMP/skel" 2>&1)
+[ $? = 0 ] && ok || bad "skeleton demo: exit status"
+printf '%s\n' "$skel" | grep -q '^fp8-delayed ' && ok || bad "skeleton demo: no table"
+
 err=$("$demo" --recipes fp32,fp9 2>&1)
 [ $? = 2 ] && ok || bad "demo: an unknown recipe should exit 2"
 printf '%s' "$err" | grep -q "no recipe named 'fp9'" && ok || bad "demo: unknown recipe: $err"
