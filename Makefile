@@ -707,9 +707,10 @@ $(BUILD)/bench/%: tests/bench/%.cpp $(LIB) $(CONFIG)
 
 # lab6's step, timed against PyTorch's (tests/bench/bench_lab6.sh).
 LAB6_BENCH := $(BUILD)/bench/lab6_step
-$(LAB6_BENCH): tests/bench/lab6_step.c $(BUILD)/labs/lab6/model.o $(LIB) $(CONFIG)
+LAB6_BENCH_OBJS := $(call lab_given,lab6) $(BUILD)/solutions/lab6/lab6.o
+$(LAB6_BENCH): tests/bench/lab6_step.c $(LAB6_BENCH_OBJS) $(LIB) $(CONFIG)
 	@mkdir -p $(@D)
-	$(call say,CC,$<)$(CC) $(ALL_CPPFLAGS) -Ilabs/lab6 $(ALL_CFLAGS) $< $(BUILD)/labs/lab6/model.o $(LIB) \
+	$(call say,CC,$<)$(CC) $(ALL_CPPFLAGS) -Ilabs/lab6 $(ALL_CFLAGS) $< $(LAB6_BENCH_OBJS) $(LIB) \
 	  $(LDFLAGS) $(LIB_LIBS) -o $@
 
 # The list tests/run.sh works through: one line per test, 'name|kind|command'.
@@ -748,13 +749,13 @@ endif
 test-fresh:
 	@sh tests/fresh/run.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
-bench: $(BENCH_BINS) $(LAB6_BENCH) $(BUILD)/solutions/lab6/lab6 $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
+bench: $(BENCH_BINS) $(LAB6_BENCH) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
 	@sh tests/bench/bench_lab5.sh $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5 $(GPUPROBE))
 	@sh tests/bench/bench_quickstart.sh
 	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
 	@sh tests/bench/bench_batch.sh $(GRADER_BIN)
 	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3
-	@sh tests/bench/bench_lab6.sh $(LAB6_BENCH) $(BUILD)/solutions/lab6/lab6
+	@sh tests/bench/bench_lab6.sh $(LAB6_BENCH)
 	@$(foreach b,$(BENCH_BINS),$(b) &&) true
 
 -include $(shell find $(BUILD)/obj $(BUILD)/subject $(BUILD)/labs $(BUILD)/solutions -name '*.d' 2>/dev/null)

@@ -10,14 +10,14 @@
 # both, and torch.set_num_threads(1). The runs alternate, the course then
 # PyTorch, three times; the figure is the median of all of a side's steps.
 # Then each recipe's step against FP32's (target: every FP8 recipe at most
-# 1.5 times FP32's, its casts emulated), from the demo's tokens per second
-# (labs/lab6/main.c, reference solution, 40 steps each, one run).
+# 1.5 times FP32's, its casts emulated): lab6_step with the recipe
+# (recipes.h, the reference solution's lab6.c), 10 steps a run, the
+# recipes in turn, three rounds; the median of each one's 30 steps.
 #
 # Exits 0 whatever the figures (a benchmark reports, it does not judge).
 #
-#   sh tests/bench/bench_lab6.sh BUILD/bench/lab6_step BUILD/solutions/lab6/lab6
+#   sh tests/bench/bench_lab6.sh BUILD/bench/lab6_step
 step=$1
-demo=$2
 text=data/lab6/corpus.txt
 tmp=$(mktemp -d) || exit 0
 trap 'rm -rf "$tmp"' EXIT
@@ -46,9 +46,17 @@ else
     echo "  PyTorch: not measured ($(head -c 200 "$tmp/torch.err" | tr '\n' ' ')); Debian: apt-get install python3-torch python3-numpy"
 fi
 
-echo "lab6: each recipe's step against FP32's, 40 steps each (the demo's tokens per second)"
-"$demo" --steps 40 --sample 0 >"$tmp/demo" 2>&1 || { echo "  the demo failed"; exit 0; }
-awk '$1 == "recipe" { on = 1; next } on && NF >= 5 && $2 ~ /^[0-9.]+$/ { tps[$1] = $5; order[++n] = $1 }
-    END { ref = tps["fp32"]; for (i = 1; i <= n; i++) { r = order[i]; ratio = ref / tps[r];
+echo "lab6: each recipe's step against FP32's (10 steps a run, the recipes in turn, three rounds)"
+for _ in 1 2 3; do
+    for r in fp32 bf16 fp8-delayed fp8-current fp8-blockwise mxfp8 bf16-rne bf16-sr; do
+        "$step" "$text" 10 2 "$r" | sed "s/^step /$r /" >>"$tmp/recipes" ||
+            { echo "  lab6_step $r failed"; exit 0; }
+    done
+done
+awk '$2 ~ /^[0-9]+$/ && $3 == "seconds" { n[$1]++; t[$1, n[$1]] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+    function median(r,   i, j, v, m) { m = n[r]; for (i = 1; i <= m; i++) v[i] = t[r, i];
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+        return v[int((m + 1) / 2)] }
+    END { ref = median("fp32"); for (i = 1; i <= k; i++) { r = order[i]; md = median(r); ratio = md / ref;
         target = r ~ /^(fp8|mx)/ ? (ratio <= 1.5 ? "  (target at most 1.5: met)" : "  (target at most 1.5: NOT met)") : "";
-        printf "  %-13s %8.0f tokens/s  step / fp32 step %.2f%s\n", r, tps[r], ratio, target } }' "$tmp/demo"
+        printf "  %-13s %7.1f ms  step / fp32 step %.2f%s\n", r, 1000 * md, ratio, target } }' "$tmp/recipes"

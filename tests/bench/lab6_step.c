@@ -6,15 +6,17 @@
  * with clipping. A step is the batch's gathering, forward, backward and the
  * optimizer's step. Prints "step I seconds S loss L" for each of STEPS
  * steps after WARMUP untimed ones. The thread count is OpenBLAS's
- * (OPENBLAS_NUM_THREADS).
+ * (OPENBLAS_NUM_THREADS). With RECIPE (recipes.h: fp8-delayed, mxfp8, ...)
+ * the step is that recipe's, with the reference solution's lab6.c.
  *
- *   lab6_step TEXT [STEPS [WARMUP]]
+ *   lab6_step TEXT [STEPS [WARMUP [RECIPE]]]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "model.h"
+#include "recipes.h"
 
 static double now(void)
 {
@@ -26,7 +28,12 @@ static double now(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: lab6_step TEXT [STEPS [WARMUP]]\n");
+        fprintf(stderr, "usage: lab6_step TEXT [STEPS [WARMUP [RECIPE]]]\n");
+        return 2;
+    }
+    int kind = argc > 4 ? recipe_from_name(argv[4]) : RECIPE_FP32;
+    if (kind < 0) {
+        fprintf(stderr, "lab6_step: no recipe named '%s'\n", argv[4]);
         return 2;
     }
     int steps = argc > 2 ? atoi(argv[2]) : 20, warmup = argc > 3 ? atoi(argv[3]) : 3;
@@ -47,18 +54,32 @@ int main(int argc, char **argv)
         fprintf(stderr, "lab6_step: %s\n", err.msg);
         return 2;
     }
+    lab6_recipe r;
+    bool own = kind != RECIPE_FP32;
+    if (own) {
+        if (recipe_init(&r, (lab6_recipe_kind)kind, false, &m, 1)) {
+            fprintf(stderr, "lab6_step: out of memory\n");
+            return 2;
+        }
+        m.gemms = recipe_gemms(&r);
+    }
     static uint8_t x[BATCH * SEQ], y[BATCH * SEQ];
     for (int i = -warmup; i < steps; i++) {
         double t0 = now();
         gpt_text_batch(&text, 0, BATCH, SEQ, &data, x, y);
         float loss = gpt_forward(&m, x, y, BATCH, SEQ);
         gpt_backward(&m);
-        gpt_adamw_step(&opt, &m);
+        if (own)
+            recipe_step(&r, &opt, &m);
+        else
+            gpt_adamw_step(&opt, &m);
         double dt = now() - t0;
         if (i >= 0)
             printf("step %d seconds %.6f loss %.4f\n", i, dt, (double)loss);
     }
     printf("params %zu\n", m.n_params);
+    if (own)
+        recipe_free(&r);
     gpt_adamw_free(&opt);
     gpt_free(&m);
     gpt_text_free(&text);
