@@ -18,6 +18,16 @@ static uint32_t bits_of(float x)
 
 /* ---- the FP8 linear layer ---------------------------------------------------------- */
 
+/* A current scale: max / amax, 1 for an amax 0, infinite or NaN, FLT_MAX
+ * where the division overflows (lab6.h, after TE's compute_scale_from_amax). */
+static float scale_from_amax(float amax, float max)
+{
+    if (!(amax > 0.0f) || isinf(amax))
+        return 1.0f;
+    float s = max / amax;
+    return isinf(s) ? FLT_MAX : s;
+}
+
 float lab6_fp8_cast(delayed_scaler *s, int current, const float *x, size_t n, uint8_t *codes,
                     size_t *saturated, size_t *flushed)
 {
@@ -30,14 +40,8 @@ float lab6_fp8_cast(delayed_scaler *s, int current, const float *x, size_t n, ui
     delayed_record(s, amax);
     float max = fp8_info(s->fmt)->max_finite;
     if (current) {
-        float scale = 1.0f;
-        if (amax > 0.0f && !isinf(amax)) {
-            scale = max / amax;
-            if (isinf(scale))
-                scale = FLT_MAX;
-        }
-        s->scale = scale;
-        s->scale_inv = 1.0f / scale;
+        s->scale = scale_from_amax(amax, max);
+        s->scale_inv = 1.0f / s->scale;
     }
     float scale = s->scale, v[1024];
     size_t sat = 0, flush = 0;
@@ -179,10 +183,7 @@ uint8_t lab6_sr_fp8(float x, fp8_format fmt, uint32_t r)
 
 float lab6_tile_scale(float amax)
 {
-    if (!(amax > 0.0f) || isinf(amax))
-        return 1.0f;
-    float s = 448.0f / amax;
-    return isinf(s) ? FLT_MAX : s;
+    return scale_from_amax(amax, 448.0f);
 }
 
 static float amax_of(const float *x, size_t rows, size_t cols, size_t stride)
