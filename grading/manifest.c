@@ -5,7 +5,8 @@
  *     <64 hex digits><two spaces><path relative to data/>
  * (`make goldens` writes it with sha256sum; `sha256sum -c` reads it too).
  * The grader refuses a golden whose digest differs, a listed golden that is
- * missing, and a file in the lab's golden folder that is not listed.
+ * missing, and a file in the lab's golden folder, or in a folder inside it,
+ * that is not listed.
  *
  * Not for: writing the manifest.
  */
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <nettle/sha2.h>
 
@@ -58,6 +60,34 @@ static int listed(const char *manifest, const char *folder, const char *name)
     return found;
 }
 
+/* Fails on a file under data_dir/folder, or in a folder inside it (lab6's
+ * goldens are in two), that the manifest does not list. */
+static int unlisted(const char *manifest, const char *data_dir, const char *folder,
+                    lab_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", data_dir, folder);
+    DIR *d = opendir(path);
+    if (!d)
+        return lab_errorf(err, "%s: cannot open: %s", path, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || listed(manifest, folder, e->d_name))
+            continue;
+        char sub[4096], full[8192];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", folder, e->d_name);
+        snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+        if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode) && strlen(sub) < 1024)
+            rc = unlisted(manifest, data_dir, sub, err);
+        else
+            rc = lab_errorf(err, "%s is not listed in %s", full, manifest);
+    }
+    closedir(d);
+    return rc;
+}
+
 int gr_verify_goldens(const char *data_dir, const char *folder, lab_error *err)
 {
     char manifest[4096], path[4096], line[4096], hex[65];
@@ -97,18 +127,5 @@ int gr_verify_goldens(const char *data_dir, const char *folder, lab_error *err)
     if (count == 0)
         return lab_errorf(err, "%s lists no files under %s/", manifest, folder);
 
-    snprintf(path, sizeof path, "%s/%s", data_dir, folder);
-    DIR *d = opendir(path);
-    if (!d)
-        return lab_errorf(err, "%s: cannot open: %s", path, strerror(errno));
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || listed(manifest, folder, e->d_name))
-            continue;
-        lab_errorf(err, "%s/%s is not listed in %s", path, e->d_name, manifest);
-        closedir(d);
-        return -1;
-    }
-    closedir(d);
-    return 0;
+    return unlisted(manifest, data_dir, folder, err);
 }
