@@ -174,8 +174,12 @@ MANIFEST := $(BUILD)/tests/manifest
 # ---- labs and the grader ------------------------------------------------------------
 
 # The labs the grader grades: each has labs/<lab>/{<lab>.h,<lab>.c,main.c},
-# solutions/<lab>/<lab>.c and grading/<lab>/{rubric,suite,goldens}.c.
-LABS := lab0 lab1 lab2 lab3 lab4
+# solutions/<lab>/<lab>.c and grading/<lab>/{rubric,suite,calls}.c.
+LABS := lab0 lab1 lab2 lab3 lab4 lab6
+# The labs whose goldens make goldens writes from the reference solution
+# (grading/<lab>/goldens.c). lab6's come from PyTorch and NumPy instead
+# (make torch-goldens).
+GOLDEN_LABS := $(patsubst grading/%/goldens.c,%,$(wildcard grading/lab*/goldens.c))
 
 # The grader compiles each submission itself, with these (an include nested
 # deeper than 32 is an error early enough for the report to show it).
@@ -256,7 +260,7 @@ SOLUTION_DEMOS := $(foreach lab,$(LABS),$(BUILD)/solutions/$(lab)/$(lab)) \
 .SECONDARY:
 
 .PHONY: all lib tools grader grader-core solutions goldens plots fashion-subset captures torch-goldens test test-fresh bench gpu-report deps \
-        help clean cuda-status $(GRADED_LABS) $(GRADED_LABS:%=grader-%) lab6
+        help clean cuda-status $(GRADED_LABS) $(GRADED_LABS:%=grader-%)
 
 all: lib tools grader cuda-status
 
@@ -410,12 +414,15 @@ $(BUILD)/grading/$(1)_reference.o: $(BUILD)/solutions/$(1)/$(1).o
 	@mkdir -p $$(@D)
 	$$(call say,REF,$$@)nm -g --defined-only $$< | awk '{ print $$$$3, "ref_" $$$$3 }' > $$@.syms && \
 	  objcopy --redefine-syms=$$@.syms $$< $$@
+endef
+$(foreach lab,$(LABS),$(eval $(call lab_rules,$(lab))))
+define golden_rules
 $(BUILD)/grading/$(1)_goldens: $(BUILD)/obj/grading/$(1)/goldens.o \
     $(BUILD)/obj/grading/golden_io.o $(BUILD)/solutions/$(1)/$(1).o $(call lab_given,$(1)) $(LIB)
 	@mkdir -p $$(@D)
 	$$(call say,LD,$$@)$$(CC) $$(LDFLAGS) $$^ $$(LIB_LIBS) -o $$@
 endef
-$(foreach lab,$(LABS),$(eval $(call lab_rules,$(lab))))
+$(foreach lab,$(GOLDEN_LABS),$(eval $(call golden_rules,$(lab))))
 
 # ---- lab5, in CUDA ----------------------------------------------------------------------
 
@@ -560,8 +567,8 @@ $(GRADER_BIN): $(BUILD)/obj/grading/grader.o $(LIBGRADER) $(LIB)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(GRADER_LIBS_PKG) $(LIB_LIBS) -o $@
 
 # Instructors: remake every lab's goldens from its solution, then the manifest.
-goldens: $(LABS:%=$(BUILD)/grading/%_goldens)
-	@$(foreach lab,$(LABS),mkdir -p data/golden/$(lab) && \
+goldens: $(GOLDEN_LABS:%=$(BUILD)/grading/%_goldens)
+	@$(foreach lab,$(GOLDEN_LABS),mkdir -p data/golden/$(lab) && \
 	  rm -f data/golden/$(lab)/*.npy && $(BUILD)/grading/$(lab)_goldens data/golden/$(lab) &&) true
 	cd data && find . -type f ! -name 'MANIFEST*' | sed 's|^\./||' | LC_ALL=C sort | \
 	  xargs sha256sum > MANIFEST.tmp && mv MANIFEST.tmp MANIFEST
@@ -618,19 +625,6 @@ $(UNIT_BINS): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HELPER_OBJS) $(LIBGRADE
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(CHECK_LIBS) $(GRADER_LIBS_PKG) $(LIB_LIBS) -lpthread -o $@
 
-# lab6's demo, from your labs/lab6/lab6.c (make lab6) and from the reference
-# solution: every recipe side by side. The grader does not grade lab6 yet.
-$(BUILD)/lab6/lab6: $(BUILD)/labs/lab6/main.o $(BUILD)/labs/lab6/lab6.o $(call lab_given,lab6) \
-    $(BUILD)/labs/lab6/stale.o $(LIB)
-	@mkdir -p $(@D)
-	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
-lab6: $(BUILD)/lab6/lab6 $(FP8_CLI)
-	@echo "lab6: built. Next: ./$(BUILD)/lab6/lab6 runs the demo with your labs/lab6/lab6.c; the handout is labs/lab6/README.md (the grader does not grade lab6 yet)"
-$(BUILD)/solutions/lab6/lab6: $(BUILD)/labs/lab6/main.o $(BUILD)/solutions/lab6/lab6.o \
-    $(call lab_given,lab6) $(LIB)
-	@mkdir -p $(@D)
-	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
-
 # lab6's given transformer (labs/lab6/model.c), checked against PyTorch, and
 # its reference solution against the library's codec and NumPy.
 $(BUILD)/obj/tests/lab6/%.o: ALL_CPPFLAGS += -Ilabs/lab6
@@ -663,7 +657,7 @@ werror-opt:
 	+$(call werror_tree,opt,$(WERROR_OPT))
 werror-O1:
 	+$(call werror_tree,O1,$(WERROR_O1),NVCC=none)
-werror-tree: $(MANIFEST) $(BENCH_BINS) $(LAB6_BENCH) $(LABS:%=$(BUILD)/grading/%_goldens)
+werror-tree: $(MANIFEST) $(BENCH_BINS) $(LAB6_BENCH) $(GOLDEN_LABS:%=$(BUILD)/grading/%_goldens)
 
 # lab5's real suite with a stand-in for CUDA (tests/lab5/cuda_standin.c), for
 # tests/lab5/test_host_time.c: the tests' host work, measured without a GPU.

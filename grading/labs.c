@@ -12,9 +12,10 @@ extern const grader_lab lab2_rubric;
 extern const grader_lab lab3_rubric;
 extern const grader_lab lab4_rubric;
 extern const grader_lab lab5_rubric;
+extern const grader_lab lab6_rubric;
 
 const grader_lab *const grader_labs[] = {&lab0_rubric, &lab1_rubric, &lab2_rubric, &lab3_rubric,
-                                             &lab4_rubric, &lab5_rubric, 0};
+                                             &lab4_rubric, &lab5_rubric, &lab6_rubric, 0};
 
 const grader_lab *grader_find_lab(const char *name)
 {
