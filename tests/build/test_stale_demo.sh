@@ -16,7 +16,7 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 ROOT=$(pwd)
 . "$ROOT/tests/grading/lib.sh"
 
-for lab in lab0 lab1 lab2 lab3 lab4; do
+for lab in lab0 lab1 lab2 lab3 lab4 lab6; do
     demo=$B/$lab/$lab
     if [ ! -x "$demo" ]; then
         bad "$lab: no demo at $demo (make $lab)"
