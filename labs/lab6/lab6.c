@@ -17,7 +17,7 @@
  *
  * Try it:
  *   make lab6 && ./build/lab6/lab6      the recipes side by side (README §9)
- * The grader does not grade lab6 yet; README.md says what each function
+ * ./grader lab6 grades them (README §10); README.md says what each function
  * must give, with worked cases.
  */
 #include "lab6.h"
