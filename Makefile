@@ -296,6 +296,7 @@ help:
 	@echo "Environment for tests: FP8LAB_THREADS (oracle sweep threads), FP8LAB_SWEEP_STRIDE"
 	@echo "         (1 = every float; larger = a strided sweep), CK_TIMEOUT_MULTIPLIER,"
 	@echo "         FP8LAB_TESTS='common/* lab2/*' (only the tests whose names match),"
+	@echo "         FP8LAB_TEST_JOBS=N (tests run at once; default 2, SOLO_TESTS alone),"
 	@echo "         FP8LAB_MUTANT_STRIDE (1 = every mutant; K = one in K)."
 
 cuda-status:
@@ -712,17 +713,29 @@ $(MANIFEST): $(UNIT_BINS) $(ORACLE_BINS) $(GPU_BINS) $(FP8_CLI) $(GPUPROBE) $(SH
              $(STANDIN_RUNNER) $(GRADER_ALL) $(SOLUTION_DEMOS) $(LAB_DEMOS) \
              $(BUILD)/solutions/lab6/lab6 $(BUILD)/lab6/lab6 Makefile
 	@mkdir -p $(@D)
-	@{ $(foreach t,$(UNIT_BINS),echo '$(t:$(BUILD)/tests/%=%)|run|$(t)';) \
-	   $(foreach t,$(SH_TESTS),echo '$(basename $(t:tests/%=%))|run|GRADER=$(GRADER_BIN) \
+	@{ $(foreach t,$(UNIT_BINS),echo '$(t:$(BUILD)/tests/%=%)|$(call test_kind,$(t:$(BUILD)/tests/%=%))|$(t)';) \
+	   $(foreach t,$(SH_TESTS),echo '$(basename $(t:tests/%=%))|$(call test_kind,$(basename $(t:tests/%=%)))|GRADER=$(GRADER_BIN) \
 	     FP8LAB_BUILD=$(BUILD) sh $(t) $(FP8_CLI)';) \
-	   $(if $(CUDA_INC),$(foreach t,$(ORACLE_BINS),echo '$(notdir $(t))|run|$(t)';),\
+	   $(if $(CUDA_INC),$(foreach t,$(ORACLE_BINS),echo '$(notdir $(t))|$(call test_kind,$(notdir $(t)))|$(t)';),\
 	     $(foreach t,$(ORACLE_SRCS),echo 'oracle_$(basename $(notdir $(t)))|skip|cuda_fp8.h not found (set CUDA_HOME)';)) \
 	   $(if $(GPU_SKIP),$(foreach t,$(GPU_SRCS),echo 'gpu_$(basename $(notdir $(t)))|skip|$(GPU_SKIP)';),\
 	     $(foreach t,$(GPU_BINS),echo '$(notdir $(t))|gpu|$(t)';)) \
 	   true; } > $@.tmp && mv $@.tmp $@
 
+# make test runs two tests at once (FP8LAB_TEST_JOBS), except these, which
+# keep every core busy themselves (a threaded sweep, parallel builds, graders
+# run two at a time), time what they grade (lab5's performance tiers, the
+# CPUs a batch job is given), or look at every batch's work folder and
+# processes (a batch killed, interrupted or ended leaves none behind): each
+# runs with nothing beside it.
+SOLO_TESTS := oracle_sweep_nvidia grading/test_mutants build/test_config grading/test_toolchain \
+              lab5/test_grading lab5/test_split lab5/test_host_time grading/test_cpus \
+              hostile/test_hostile grading/test_slurm grading/test_batch grading/test_resume
+test_kind = $(if $(filter $(SOLO_TESTS),$(1)),solo,run)
+FP8LAB_TEST_JOBS ?= 2
+
 test: $(MANIFEST) $(WERROR_TREES)
-	@FP8LAB_GPUPROBE=$(GPUPROBE) sh tests/run.sh $(MANIFEST) $(BUILD)/tests/logs
+	@FP8LAB_GPUPROBE=$(GPUPROBE) FP8LAB_TEST_JOBS=$(FP8LAB_TEST_JOBS) sh tests/run.sh $(MANIFEST) $(BUILD)/tests/logs
 
 # On a machine with a GPU: every lab5 check and figure in one text report,
 # $(BUILD)/gpu-report.txt (tests/gpu/report.sh; exit status 77 without a GPU).

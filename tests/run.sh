@@ -7,11 +7,14 @@
 # usage: tests/run.sh MANIFEST LOGDIR
 # Manifest lines, fields separated by '|':
 #   NAME|run|COMMAND      run COMMAND (a shell command line)
-#   NAME|gpu|COMMAND      run it only when $FP8LAB_GPUPROBE says a GPU is usable
+#   NAME|solo|COMMAND     the same, with no other test beside it (FP8LAB_TEST_JOBS)
+#   NAME|gpu|COMMAND      run it only when $FP8LAB_GPUPROBE says a GPU is usable,
+#                         with no other test beside it
 #   NAME|skip|REASON      not built here, for REASON
 # A test program exits 0 when it passes and 77 when it skipped itself (its
 # last line of output says why); any other status is a failure.
 #
+# FP8LAB_TEST_JOBS=N runs up to N tests at once (default 1).
 # FP8LAB_TESTS='PATTERN ...' runs only the tests whose names match one of the
 # shell patterns ('common/* hostile/test_hostile'); the last line counts the
 # others as not selected.
@@ -52,6 +55,62 @@ gpu_usable() {
     [ -z "$gpu_reason" ]
 }
 
+# Several tests at once (FP8LAB_TEST_JOBS, default 1): a test runs in the
+# background, and its line is printed when it ends, in the order tests end.
+# A "solo" test (one that keeps every core busy itself: a parallel sweep or
+# build, mutants graded a core each) runs with nothing beside it.
+jobs=${FP8LAB_TEST_JOBS:-1}
+case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
+state=$(mktemp -d) || exit 2
+trap 'rm -rf "$state"' EXIT
+pending="" running=0 seq=0
+
+# report ID: the line of a test that ended (its status and times in
+# $state/ID.done, its name and log in $state/ID.name and .log). Its
+# variables are its own (r_*): the loop's name and log are not touched.
+report() {
+    read -r r_status r_t0 r_t1 <"$state/$1.done"
+    r_name=$(cat "$state/$1.name")
+    r_log=$(cat "$state/$1.log")
+    case $r_status in
+    0)
+        printf 'PASS  %-24s (%s)\n' "$r_name" "$(elapsed "$r_t0" "$r_t1")"
+        passed=$((passed + 1)) ;;
+    77)
+        printf 'SKIP  %-24s %s\n' "$r_name" "$(tail -n 1 "$r_log")"
+        skipped=$((skipped + 1)) ;;
+    *)
+        printf 'FAIL  %-24s (exit %d, %s; log: %s)\n' "$r_name" "$r_status" \
+            "$(elapsed "$r_t0" "$r_t1")" "$r_log"
+        tail -n 40 "$r_log" | sed 's/^/      /'
+        failed=$((failed + 1))
+        failures="$failures $r_name" ;;
+    esac
+}
+
+# reap: reports the tests that have ended since the last call.
+reap() {
+    left=""
+    for id in $pending; do
+        if [ -f "$state/$id.done" ]; then
+            report "$id"
+            running=$((running - 1))
+        else
+            left="$left $id"
+        fi
+    done
+    pending=$left
+}
+
+# wait_for N: until at most N tests run.
+wait_for() {
+    reap
+    while [ "$running" -gt "$1" ]; do
+        sleep 0.2
+        reap
+    done
+}
+
 while IFS='|' read -r name kind what; do
     [ -z "$name" ] && continue
     if ! selected "$name"; then
@@ -72,24 +131,22 @@ while IFS='|' read -r name kind what; do
     esac
     log="$logdir/$name.log"
     mkdir -p "$(dirname "$log")"
-    t0=$(now)
-    sh -c "$what" >"$log" 2>&1 </dev/null
-    status=$?
-    t1=$(now)
-    case $status in
-    0)
-        printf 'PASS  %-24s (%s)\n' "$name" "$(elapsed "$t0" "$t1")"
-        passed=$((passed + 1)) ;;
-    77)
-        printf 'SKIP  %-24s %s\n' "$name" "$(tail -n 1 "$log")"
-        skipped=$((skipped + 1)) ;;
-    *)
-        printf 'FAIL  %-24s (exit %d, %s; log: %s)\n' "$name" "$status" "$(elapsed "$t0" "$t1")" "$log"
-        tail -n 40 "$log" | sed 's/^/      /'
-        failed=$((failed + 1))
-        failures="$failures $name" ;;
-    esac
+    case $kind in solo | gpu) wait_for 0 ;; *) wait_for $((jobs - 1)) ;; esac
+    seq=$((seq + 1))
+    printf '%s\n' "$name" >"$state/$seq.name"
+    printf '%s\n' "$log" >"$state/$seq.log"
+    (
+        t0=$(now)
+        sh -c "$what" >"$log" 2>&1 </dev/null
+        status=$?
+        echo "$status $t0 $(now)" >"$state/$seq.done.tmp" && mv "$state/$seq.done.tmp" "$state/$seq.done"
+    ) </dev/null &
+    pending="$pending $seq"
+    running=$((running + 1))
+    case $kind in solo | gpu) wait_for 0 ;; esac
 done <"$manifest"
+wait_for 0
+wait
 
 if [ -n "${FP8LAB_TESTS:-}" ] && [ $((passed + failed + skipped)) = 0 ]; then
     echo "FAIL  FP8LAB_TESTS='$FP8LAB_TESTS' names no test in $manifest"
