@@ -68,6 +68,11 @@ set -- $bf16
 # with two SQNRs
 n=$(printf '%s\n' "$out" | grep -Ec '^  (W_qkv \(E4M3\)|dy of QKV \(E5M2\)) +[QKV] +[0-9.e+-]+ +[0-9.]+ +[0-9.]+$')
 [ "$n" = 6 ] && ok || bad "demo: the fused QKV table has $n of its 6 rows"
+# and V made 2^-16 of its size: under the whole's one scale it loses more
+# than 10 dB to its own scale (lab6_cast_sqnr)
+vrow=$(printf '%s\n' "$out" | awk '$1 == "W_qkv," && $2 == "V" && $3 == "x" { print $(NF-1), $NF; exit }')
+printf '%s\n' "$vrow" | awk '{ exit !($2 - $1 > 10) }' && ok ||
+    bad "demo: V x 2^-16 under one scale and its own: '$vrow' (want more than 10 dB apart)"
 
 # the four plots, each with data where its recipes ran: loss (every
 # recipe), amax_history (fp8-delayed's 8 casts), channel_amax (fp32's 128
