@@ -16,7 +16,7 @@
 #include "lab6.h"
 
 enum { FP8_CAST = 1, FP8_FORWARD, FP8_BACKWARD, FP8_UPDATE, SR_BF16, SR_FP8, TILE_SCALE,
-       QUANTIZE_TILES, QUANTIZE_BLOCKS, GEMM_TILES };
+       QUANTIZE_TILES, QUANTIZE_BLOCKS, GEMM_TILES, CAST_SQNR };
 
 #ifdef GR_SUBJECT
 
@@ -49,6 +49,9 @@ int sj_dispatch(uint32_t fn, const uint64_t *a)
                           (size_t)a[5], (size_t)a[6]);
         return 0;
     case FP8_UPDATE: lab6_fp8_update(layer(a[0])); return 0;
+    case CAST_SQNR:
+        SJ_RETURN(double, lab6_cast_sqnr(sj_ptr(a[0]), (size_t)a[1], FMT(a[2]), sj_float(a[3])));
+        return 0;
     case SR_BF16: SJ_RETURN(uint16_t, lab6_sr_bf16(sj_float(a[0]), (uint32_t)a[1])); return 0;
     case SR_FP8:
         SJ_RETURN(uint8_t, lab6_sr_fp8(sj_float(a[0]), FMT(a[1]), (uint32_t)a[2]));
@@ -163,6 +166,18 @@ void lab6_fp8_update(lab6_fp8_linear *L)
     put_layer(&c, L, 0);
     sj_run(&c);
     restore_layer(L, &keep);
+}
+
+double lab6_cast_sqnr(const float *x, size_t n, fp8_format fmt, float scale)
+{
+    sj_call c;
+    sj_begin(&c, CAST_SQNR, "lab6_cast_sqnr");
+    sj_in(&c, x, floats(n, 1));
+    sj_val(&c, n);
+    sj_val(&c, (uint64_t)(int64_t)fmt);
+    sj_f32(&c, scale);
+    sj_run(&c);
+    return SJ_RESULT(double, &c);
 }
 
 uint16_t lab6_sr_bf16(float x, uint32_t r)

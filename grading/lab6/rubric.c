@@ -24,6 +24,7 @@ static const grader_test tests[] = {
     {"backward_dx", 7, "dgrad: dy in E5M2 times the forward's W", S4, 5, 0, "cast_delayed"},
     {"backward_dw", 7, "wgrad: dy in E5M2 times the forward's x", S4, 5, 0, "cast_delayed"},
     {"update", 4, "the scalers' update between steps", S4, 5, 0, NULL},
+    {"cast_sqnr", 6, "a cast's SQNR; one scale over the fused QKV", S4, 5, 0, NULL},
     {"tile_scale", 4, "a group's FP32 scale", S5, 5, 0, NULL},
     {"quantize_tiles", 7, "1 x 128 tiles along each row", S5, 5, 0, "tile_scale"},
     {"quantize_blocks", 6, "128 x 128 weight blocks", S5, 5, 0, "tile_scale"},

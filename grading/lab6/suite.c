@@ -593,6 +593,83 @@ static void test_update(void)
     gr_finish(&m, "scalers");
 }
 
+/* ---- §4 the fused QKV: a cast's SQNR ------------------------------------------------- */
+
+/* lab6.h's SQNR, written here from its words: the cast and back in float,
+ * the sums in double in order, NaNs left out, INFINITY for no error. */
+static double sqnr_want(const float *x, size_t n, fp8_format fmt, float scale)
+{
+    float sinv = 1.0f / scale;
+    double sig = 0.0, err = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] != x[i])
+            continue;
+        uint8_t code = fp8_encode(x[i] * scale, fmt, true);
+        float back = fp8_decode(code, fmt) * sinv;
+        double d = (double)x[i] - (double)back;
+        sig += (double)x[i] * (double)x[i];
+        err += d * d;
+    }
+    return err > 0.0 ? 10.0 * log10(sig / err) : INFINITY;
+}
+
+/* The student's SQNR against want, to 1e-9 dB (log10 is the C library's). */
+static void expect_sqnr(gr_mismatches *m, const char *what, const float *x, size_t n,
+                        fp8_format fmt, float scale, double want)
+{
+    double got = lab6_cast_sqnr(x, n, fmt, scale);
+    int ok = isinf(want) ? isinf(got) && got > 0 : fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want));
+    gr_expect(m, ok, "lab6_cast_sqnr(%s, n = %zu, %s, scale %s)\n  expected %.10g dB\n"
+              "  got      %.10g dB", what, n, fmt_name(fmt), gr_f32(scale), want, got);
+}
+
+static void test_cast_sqnr(void)
+{
+    gr_mismatches m = {0};
+    /* by hand: 1.0625 is the tie between E4M3's 1 and 1.125, and goes to
+     * the even 1: 10 log10(1.0625^2 / 0.0625^2) = 20 log10(17) */
+    const float one[1] = {1.0625f};
+    expect_sqnr(&m, "{1.0625}", one, 1, FP8_E4M3, 1.0f, 20.0 * log10(17.0));
+    /* nothing lost: values of the format, a NaN left out; and n = 0 */
+    const float exact[4] = {1.0f, -2.0f, NAN, 0.375f};
+    expect_sqnr(&m, "{1, -2, NaN, 0.375}", exact, 4, FP8_E4M3, 1.0f, INFINITY);
+    expect_sqnr(&m, "no values", exact, 0, FP8_E5M2, 1.0f, INFINITY);
+    /* saturated: 500 at scale 1 comes back 448; a NaN beside it left out */
+    const float sat[3] = {500.0f, NAN, 100.0f};
+    expect_sqnr(&m, "{500, NaN, 100}", sat, 3, FP8_E4M3, 1.0f, sqnr_want(sat, 3, FP8_E4M3, 1.0f));
+
+    /* a fused QKV weight: Q, K and V parts, V's values 2^-14 of Q's, under
+     * one scale for the whole and under each part's own (448 / its amax);
+     * the scale_inv 1 / scale is not a power of two here */
+    enum { ROWS = 24, COLS = 40 };
+    float *w = values(60, ROWS * COLS, -8, 6);
+    for (size_t i = 16 * COLS; i < ROWS * COLS; i++)
+        w[i] = ldexpf(w[i], -14);
+    const struct { const char *name; size_t first, rows; } part[3] = {
+        {"Q (rows 0-7 of a fused QKV weight)", 0, 8},
+        {"K (rows 8-15)", 8, 8},
+        {"V (rows 16-23, 2^-14 of Q's size)", 16, 8}};
+    float whole = 0.0f;
+    for (size_t i = 0; i < ROWS * COLS; i++)
+        whole = fmaxf(whole, fabsf(w[i]));
+    for (int p = 0; p < 3; p++) {
+        const float *x = w + part[p].first * COLS;
+        size_t n = part[p].rows * COLS;
+        float amax = 0.0f;
+        for (size_t i = 0; i < n; i++)
+            amax = fmaxf(amax, fabsf(x[i]));
+        float s_one = 448.0f / whole, s_own = 448.0f / amax;
+        expect_sqnr(&m, part[p].name, x, n, FP8_E4M3, s_one, sqnr_want(x, n, FP8_E4M3, s_one));
+        expect_sqnr(&m, part[p].name, x, n, FP8_E4M3, s_own, sqnr_want(x, n, FP8_E4M3, s_own));
+    }
+    /* a gradient's in E5M2, 2000 values, at a scale that saturates some */
+    float *g = values(61, 2000, -30, 16);
+    expect_sqnr(&m, "a gradient over 2^-30 .. 2^-14", g, 2000, FP8_E5M2, 0x1.8p+30f,
+                sqnr_want(g, 2000, FP8_E5M2, 0x1.8p+30f));
+    free(w), free(g);
+    gr_finish(&m, "checks");
+}
+
 /* ---- §5 fine-grained scaling ---------------------------------------------------------- */
 
 static void expect_tile_scale(gr_mismatches *m, float amax, float want)
@@ -1018,6 +1095,7 @@ static const grader_case cases[] = {
     {"backward_dx", test_backward_dx},
     {"backward_dw", test_backward_dw},
     {"update", test_update},
+    {"cast_sqnr", test_cast_sqnr},
     {"tile_scale", test_tile_scale},
     {"quantize_tiles", test_quantize_tiles},
     {"quantize_blocks", test_quantize_blocks},

@@ -2,8 +2,9 @@
  * lab6.c - lab6, an FP8 transformer: YOUR CODE GOES HERE.
  *
  * Write the functions declared in lab6.h: the FP8 linear layer under
- * delayed and current scaling, DeepSeek-V3's fine-grained quantizer and its
- * GEMM, and stochastic rounding to BF16, E4M3 and E5M2.
+ * delayed and current scaling and what a cast costs (its SQNR),
+ * DeepSeek-V3's fine-grained quantizer and its GEMM, and stochastic
+ * rounding to BF16, E4M3 and E5M2.
  *
  * Rules:
  *   - Use the course's codec (common/fp8.h, included by lab6.h):
@@ -78,6 +79,17 @@ void lab6_fp8_update(lab6_fp8_linear *L)
 {
     (void)L;
     /* TODO: README §4. */
+}
+
+/*
+ * lab6_cast_sqnr - what a cast at scale loses, as an SQNR in dB.
+ *   Handout: README §4, exercise 11 (the fused QKV).
+ */
+double lab6_cast_sqnr(const float *x, size_t n, fp8_format fmt, float scale)
+{
+    (void)x, (void)n, (void)fmt, (void)scale;
+    /* TODO: README §4. Cast, decode back, two sums in double, in order. */
+    return 0.0;
 }
 
 /*

@@ -21,7 +21,7 @@
 #include "delayed.h"
 #include "fp8.h"
 
-/* ---- §4 the FP8 linear layer, per-tensor scaling (exercises 1 to 4) --------------- */
+/* ---- §4 the FP8 linear layer, per-tensor scaling (exercises 1 to 4, and 11) ------- */
 
 /*
  * One linear layer y = x W^T (x is M x K, W is N x K, y is M x N) with its
@@ -94,6 +94,21 @@ void lab6_fp8_backward(lab6_fp8_linear *L, const float *dy, float *dx, float *dw
 /* Between steps: delayed_update on sx, sw and sdy (nothing under current
  * scaling). */
 void lab6_fp8_update(lab6_fp8_linear *L);
+
+/*
+ * Exercise 11 (README §4, the fused QKV): what a cast at a given scale
+ * costs, as a signal-to-quantization-noise ratio in dB. Each x[i] is cast,
+ * codes = fp8_encode(x[i] * scale, fmt, true), and decoded back to x's
+ * units, back = fp8_decode(code, fmt) * sinv with sinv = 1.0f / scale (one
+ * float division, then a float product). Then
+ *     10 log10( sum x[i]^2 / sum (x[i] - back)^2 )
+ * with each term computed in double from the floats ((double)x[i] *
+ * x[i], and d * d with d = (double)x[i] - (double)back) and each sum in
+ * double, in order i = 0, 1, ..., n - 1, and log10 on the double quotient.
+ * A NaN x[i] is left out of both sums. INFINITY when the error sum is 0
+ * (nothing lost, n = 0 included).
+ */
+double lab6_cast_sqnr(const float *x, size_t n, fp8_format fmt, float scale);
 
 /* ---- §6 stochastic rounding (exercises 9 and 10) --------------------------------- */
 

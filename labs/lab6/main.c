@@ -5,7 +5,7 @@
  * casts' saturated and flushed shares, the weight updates that rounding
  * to BF16 undid, and a short text written by each model.
  *
- *   ./build/lab6/lab6 [--steps N] [--recipes a,b,...] [--fp8-head] [--text FILE]
+ *   ./build/lab6/lab6 [--steps N] [--recipes a,b,...] [--fp8-head] [--fp8-also LIST] [--text FILE]
  *                     [--seed S] [--lr LR] [--sample N] [-o DIR] [--no-preview]
  */
 #include <errno.h>
@@ -29,6 +29,7 @@ typedef struct options {
     int steps;
     bool run[RECIPE_COUNT];
     bool fp8_head;
+    unsigned fp8_sites; /* --fp8-also: 1 << gpt_site */
     const char *text;
     uint64_t seed;
     float lr;
@@ -42,6 +43,7 @@ typedef struct result {
     double train_loss, val_loss, tokens_per_s;
     double saturated[3], flushed[3];
     double lost_share, kept_share;
+    double site_flushed[GPT_SITES];
     char sample[512];
     /* per step: the training loss, the share of updates lost; fp8-delayed:
      * the amax each cast of layer 0 recorded (x and dy of QKV, O, GU, DOWN) */
@@ -82,24 +84,59 @@ static const char ABOUT[] =
     "  --steps N       training steps per recipe (default 300)\n"
     "  --recipes LIST  comma-separated recipes (default all)\n"
     "  --fp8-head      the LM head's products in FP8 too\n"
+    "  --fp8-also LIST FP8 (E4M3, a current scale per tensor) outside the linear\n"
+    "                  layers too, in every recipe: any of embed, norm, qk,\n"
+    "                  softmax, pv, attention (qk, softmax and pv), head, all\n"
     "  --text FILE     the text (default " DEFAULT_TEXT ")\n"
     "  --seed S        the weights', batches' and samples' seed (default 1)\n"
     "  --lr LR         AdamW's peak learning rate (default 3e-3)\n"
     "  --sample N      characters each model writes (default 160)";
+
+/* The sites outside the linear layers, by --fp8-also's names (model.h's
+ * gpt_site order). */
+static const char *const SITE_NAMES[GPT_SITES] = {"embed", "norm", "qk", "softmax", "pv"};
+
+/* --fp8-also LIST into o->fp8_sites (and o->fp8_head for head). Returns 0,
+ * or -1 with a message on stderr. */
+static int parse_sites(const char *list, options *o)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        int k = -1;
+        for (int i = 0; i < GPT_SITES; i++)
+            if (strcmp(w, SITE_NAMES[i]) == 0)
+                k = i;
+        if (k >= 0)
+            o->fp8_sites |= 1u << k;
+        else if (strcmp(w, "attention") == 0)
+            o->fp8_sites |= 1u << GPT_SITE_QK | 1u << GPT_SITE_SOFTMAX | 1u << GPT_SITE_PV;
+        else if (strcmp(w, "head") == 0)
+            o->fp8_head = true;
+        else if (strcmp(w, "all") == 0)
+            o->fp8_sites = (1u << GPT_SITES) - 1u, o->fp8_head = true;
+        else {
+            fprintf(stderr, "lab6: --fp8-also: no place named '%s' (embed, norm, qk, softmax, pv, "
+                    "attention, head, all)\n", w);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* Takes lab6's own options out of argv into *o and copies the others, in
  * order, into rest (argv[0] first), for demo_parse_args. Returns 0, or 2
  * with a message on stderr. */
 static int take_args(int argc, char **argv, options *o, char **rest, int *n_rest)
 {
-    *o = (options){300, {0}, false, DEFAULT_TEXT, 1, 3e-3f, 160, DEFAULT_DIR};
+    *o = (options){300, {0}, false, 0, DEFAULT_TEXT, 1, 3e-3f, 160, DEFAULT_DIR};
     bool any = false;
     *n_rest = 0;
     rest[(*n_rest)++] = argv[0];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         static const char *const own[] = {"--steps", "--recipes", "--text", "--seed", "--lr",
-                                          "--sample"};
+                                          "--sample", "--fp8-also"};
         bool takes_value = false;
         for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
             takes_value |= strcmp(a, own[k]) == 0;
@@ -124,6 +161,9 @@ static int take_args(int argc, char **argv, options *o, char **rest, int *n_rest
                 fprintf(stderr, "lab6: --steps %s: 1 to 1000000\n", v);
                 return 2;
             }
+        } else if (strcmp(a, "--fp8-also") == 0) {
+            if (parse_sites(v, o))
+                return 2;
         } else if (strcmp(a, "--text") == 0) {
             o->text = v;
         } else if (strcmp(a, "--seed") == 0) {
@@ -239,21 +279,21 @@ static double *doubles(size_t n)
     return d;
 }
 
-/* The SQNR (dB) of n values of x, stride apart in rows of width `stride`
- * from col for cols columns, cast to fmt with the current scale of amax. */
+/* The SQNR (dB) of the rows x cols values of x from column col (rows
+ * stride apart) cast to fmt with the current scale of amax: your
+ * lab6_cast_sqnr on a copy of them. */
 static double part_sqnr(const float *x, size_t rows, size_t stride, size_t col, size_t cols,
                         fp8_format fmt, float amax)
 {
     float max = fp8_info(fmt)->max_finite, scale = amax > 0.0f ? max / amax : 1.0f;
-    double sig = 0.0, err = 0.0;
+    float *part = malloc(rows * cols * sizeof(float));
+    if (!part)
+        return NAN;
     for (size_t r = 0; r < rows; r++)
-        for (size_t c = col; c < col + cols; c++) {
-            float v = x[r * stride + c];
-            float q = fp8_decode(fp8_encode(v * scale, fmt, true), fmt) / scale;
-            sig += (double)v * v;
-            err += ((double)v - q) * ((double)v - q);
-        }
-    return err > 0.0 ? 10.0 * log10(sig / err) : INFINITY;
+        memcpy(part + r * cols, x + r * stride + col, cols * sizeof(float));
+    double sqnr = lab6_cast_sqnr(part, rows * cols, fmt, scale);
+    free(part);
+    return sqnr;
 }
 
 static float part_amax(const float *x, size_t rows, size_t stride, size_t col, size_t cols)
@@ -296,6 +336,19 @@ static void fused_qkv(gpt_model *m, const float *dy, size_t rows)
                part_sqnr(dy, rows, Qd, at, width[p], FP8_E5M2, dy_all),
                part_sqnr(dy, rows, Qd, at, width[p], FP8_E5M2, a));
         at += width[p];
+    }
+    /* what if V's rows were 2^-16 of what they are: the whole's amax (Q's
+     * or K's) sets the one scale as before */
+    size_t v0 = (width[0] + width[1]) * D, nv = width[2] * D;
+    float *v = malloc(nv * sizeof(float));
+    if (v) {
+        for (size_t i = 0; i < nv; i++)
+            v[i] = ldexpf(w->w[v0 + i], -16);
+        float a = part_amax(v, width[2], D, 0, D);
+        printf("  %-22s %-4s %10.3g %12.1f %12.1f\n", "W_qkv, V x 2^-16", "V", (double)a,
+               part_sqnr(v, width[2], D, 0, D, FP8_E4M3, fmaxf(a, w_all)),
+               part_sqnr(v, width[2], D, 0, D, FP8_E4M3, a));
+        free(v);
     }
 }
 
@@ -344,6 +397,8 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
         return -1;
     }
     m.gemms = recipe_gemms(&r);
+    r.fp8_sites = o->fp8_sites;
+    m.rounding = recipe_rounding(&r);
     qkv_capture cap = {m.gemms, NULL, 0};
     if (kind == RECIPE_FP8_DELAYED && !(ph && ph->load)) {
         size_t hd = (size_t)(cfg.d_model / cfg.n_head);
@@ -423,6 +478,8 @@ static int train(const options *o, lab6_recipe_kind kind, const gpt_text *text, 
     res->lost_share = lost_n ? lost / lost_n : 0.0;
     res->kept_share = lost_n ? kept / lost_n : 1.0;
     recipe_cast_shares(&r, res->saturated, res->flushed);
+    for (int i = 0; i < GPT_SITES; i++)
+        res->site_flushed[i] = recipe_site_flushed(&r, (gpt_site)i);
     if (cap.dy && cap.rows && !res->diverged)
         fused_qkv(&m, cap.dy, cap.rows);
     free(cap.dy);
@@ -652,6 +709,14 @@ int main(int argc, char **argv)
            "recipe; the LM head in %s\n\n",
            text.n_train, text.n - text.n_train, o.steps, BATCH, SEQ,
            o.fp8_head ? "FP8 too" : "the recipe's higher precision");
+    if (o.fp8_sites) {
+        printf("      FP8 outside the linear layers too (E4M3, one current scale per tensor, "
+               "every recipe):");
+        for (int i = 0; i < GPT_SITES; i++)
+            if (o.fp8_sites >> i & 1u)
+                printf(" %s", SITE_NAMES[i]);
+        printf("\n\n");
+    }
     static result res[RECIPE_COUNT];
     for (int k = 0; k < RECIPE_COUNT; k++) {
         char ckpt[4096];
@@ -694,6 +759,23 @@ int main(int argc, char **argv)
            "share of AdamW's moves that rounding back to BF16 undid; kept: the share of their "
            "total size the rounded weights kept, signed; both means over the steps)\n",
            VAL_BATCHES);
+    if (o.fp8_sites) {
+        printf("\nFP8 outside the linear layers: the share of the last step's values cast to "
+               "zero (flushed)\n%-13s", "recipe");
+        for (int i = 0; i < GPT_SITES; i++)
+            if (o.fp8_sites >> i & 1u)
+                printf(" %9s", SITE_NAMES[i]);
+        printf("\n");
+        for (int k = 0; k < RECIPE_COUNT; k++) {
+            if (!res[k].ran || res[k].diverged)
+                continue;
+            printf("%-13s", recipe_name(k));
+            for (int i = 0; i < GPT_SITES; i++)
+                if (o.fp8_sites >> i & 1u)
+                    printf(" %9.1e", res[k].site_flushed[i]);
+            printf("\n");
+        }
+    }
     if (res[RECIPE_FP8_DELAYED].ran && !res[RECIPE_FP8_DELAYED].diverged && switch_precision(&o, &text,
                                                                   res[RECIPE_FP8_DELAYED].val_loss)) {
         gpt_text_free(&text);

@@ -334,32 +334,70 @@ static void rope_apply(const gpt_model *m, float *x, size_t batch, size_t seq, s
         }
 }
 
-static void attention_forward(const gpt_model *m, const block_acts *a, size_t batch, size_t seq)
+/* The tensor at x (rows x cols, stride apart) rounded at site, when the
+ * model rounds there. */
+static void round_at(const gpt_model *m, gpt_site site, size_t layer, float *x, size_t rows,
+                     size_t cols, size_t stride)
+{
+    if (m->rounding.round)
+        m->rounding.round(m->rounding.ctx, site, (int)layer, x, rows, cols, stride);
+}
+
+/* rmsnorm of x into y, x first rounded at GPT_SITE_NORM (into y, which the
+ * norm then reads: the saved x is the one before the rounding). */
+static void norm_forward(const gpt_model *m, size_t layer, const float *x, const float *g,
+                         float *y, float *rstd, size_t T, size_t D)
+{
+    if (m->rounding.round) {
+        memcpy(y, x, T * D * sizeof(float));
+        round_at(m, GPT_SITE_NORM, layer, y, T, D, D);
+        x = y;
+    }
+    rmsnorm_forward(x, g, y, rstd, T, D, m->cfg.norm_eps);
+}
+
+/* The scores of every head first, then the softmax of every row, then the
+ * products with v: each phase's tensor whole where a site rounds it. */
+static void attention_forward(const gpt_model *m, const block_acts *a, size_t layer, size_t batch,
+                              size_t seq)
 {
     dims d = dims_of(&m->cfg);
     float scale = 1.0f / sqrtf((float)d.hd);
-    size_t group = d.H / d.KV;
+    size_t group = d.H / d.KV, T = batch * seq;
+    round_at(m, GPT_SITE_QK, layer, a->qkv, T, d.H * d.hd, d.Qd);
+    round_at(m, GPT_SITE_QK, layer, a->qkv + d.H * d.hd, T, d.KV * d.hd, d.Qd);
     for (size_t b = 0; b < batch; b++)
         for (size_t h = 0; h < d.H; h++) {
             const float *q = a->qkv + b * seq * d.Qd + h * d.hd;
             const float *k = a->qkv + b * seq * d.Qd + (d.H + h / group) * d.hd;
-            const float *v = k + d.KV * d.hd;
             float *P = a->P + (b * d.H + h) * seq * seq;
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)seq, (int)seq, (int)d.hd,
                         scale, q, (int)d.Qd, k, (int)d.Qd, 0.0f, P, (int)seq);
-            for (size_t t = 0; t < seq; t++) {
-                float *row = P + t * seq, mx = row[0];
-                for (size_t s = 1; s <= t; s++)
-                    mx = row[s] > mx ? row[s] : mx;
-                float sum = 0.0f;
-                for (size_t s = 0; s <= t; s++)
-                    sum += row[s] = expf(row[s] - mx);
-                float inv = 1.0f / sum;
-                for (size_t s = 0; s <= t; s++)
-                    row[s] *= inv;
+            for (size_t t = 0; t < seq; t++)
                 for (size_t s = t + 1; s < seq; s++)
-                    row[s] = 0.0f;
-            }
+                    P[t * seq + s] = 0.0f;
+        }
+    round_at(m, GPT_SITE_SOFTMAX, layer, a->P, batch * d.H * seq, seq, seq);
+    for (size_t r = 0; r < batch * d.H * seq; r++) {
+        size_t t = r % seq;
+        float *row = a->P + r * seq, mx = row[0];
+        for (size_t s = 1; s <= t; s++)
+            mx = row[s] > mx ? row[s] : mx;
+        float sum = 0.0f;
+        for (size_t s = 0; s <= t; s++)
+            sum += row[s] = expf(row[s] - mx);
+        float inv = 1.0f / sum;
+        for (size_t s = 0; s <= t; s++)
+            row[s] *= inv;
+        for (size_t s = t + 1; s < seq; s++)
+            row[s] = 0.0f; /* whatever a rounding of the scores made of them */
+    }
+    round_at(m, GPT_SITE_PV, layer, a->P, batch * d.H * seq, seq, seq);
+    round_at(m, GPT_SITE_PV, layer, a->qkv + (d.H + d.KV) * d.hd, T, d.KV * d.hd, d.Qd);
+    for (size_t b = 0; b < batch; b++)
+        for (size_t h = 0; h < d.H; h++) {
+            const float *v = a->qkv + b * seq * d.Qd + (d.H + d.KV + h / group) * d.hd;
+            const float *P = a->P + (b * d.H + h) * seq * seq;
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)seq, (int)d.hd, (int)seq,
                         1.0f, P, (int)seq, v, (int)d.Qd, 0.0f, a->att + b * seq * d.D + h * d.hd,
                         (int)d.D);
@@ -444,24 +482,24 @@ float gpt_forward(gpt_model *m, const uint8_t *tokens, const uint8_t *targets, s
     m->seq = seq;
     m->tokens = tokens;
     m->targets = targets;
-    float eps = m->cfg.norm_eps;
     block_acts first = block_at(m, 0);
     const float *wte = m->tensors[0].w;
     for (size_t t = 0; t < T; t++)
         memcpy(first.res_in + t * d.D, wte + (size_t)tokens[t] * d.D, d.D * sizeof(float));
+    round_at(m, GPT_SITE_EMBED, 0, first.res_in, T, d.D, d.D);
     for (size_t l = 0; l < d.L; l++) {
         block_acts a = block_at(m, l);
         int id = (int)(l * GPT_KINDS);
-        rmsnorm_forward(a.res_in, tensor_of(m, l, 0)->w, a.h1, a.rstd1, T, d.D, eps);
+        norm_forward(m, l, a.res_in, tensor_of(m, l, 0)->w, a.h1, a.rstd1, T, d.D);
         m->gemms.forward(m->gemms.ctx, id + GPT_QKV, a.h1, tensor_of(m, l, 1)->w, a.qkv, T, d.Qd,
                          d.D);
         rope_apply(m, a.qkv, batch, seq, d.Qd, 0, d.H + d.KV, 1.0f);
-        attention_forward(m, &a, batch, seq);
+        attention_forward(m, &a, l, batch, seq);
         m->gemms.forward(m->gemms.ctx, id + GPT_O, a.att, tensor_of(m, l, 2)->w, a.res_mid, T, d.D,
                          d.D);
         for (size_t i = 0; i < T * d.D; i++)
             a.res_mid[i] += a.res_in[i];
-        rmsnorm_forward(a.res_mid, tensor_of(m, l, 3)->w, a.h2, a.rstd2, T, d.D, eps);
+        norm_forward(m, l, a.res_mid, tensor_of(m, l, 3)->w, a.h2, a.rstd2, T, d.D);
         m->gemms.forward(m->gemms.ctx, id + GPT_GU, a.h2, tensor_of(m, l, 4)->w, a.gu, T,
                          2 * d.F, d.D);
         for (size_t t = 0; t < T; t++)
@@ -476,7 +514,7 @@ float gpt_forward(gpt_model *m, const uint8_t *tokens, const uint8_t *targets, s
             out[i] += a.res_mid[i];
     }
     head_acts h = head_at(m);
-    rmsnorm_forward(h.res, m->tensors[m->n_tensors - 2].w, h.h, h.rstd, T, d.D, eps);
+    norm_forward(m, d.L, h.res, m->tensors[m->n_tensors - 2].w, h.h, h.rstd, T, d.D);
     m->gemms.forward(m->gemms.ctx, (int)(d.L * GPT_KINDS), h.h, m->tensors[m->n_tensors - 1].w,
                      h.logits, T, d.V, d.D);
     if (!targets)

@@ -77,6 +77,34 @@ typedef struct gpt_gemms {
 } gpt_gemms;
 gpt_gemms gpt_gemms_fp32(void);
 
+/* Where the model may round a tensor outside its linear layers, to see what
+ * FP8 does there (Transformer Engine keeps all of these in higher
+ * precision; recipes.h's extra switches put them in FP8):
+ *   GPT_SITE_EMBED    the embedding rows the tokens pick, before block 0
+ *   GPT_SITE_NORM     each RMSNorm's input (the residual stream), before the
+ *                     norm takes its statistics
+ *   GPT_SITE_QK       attention's first product's operands: q and k, after
+ *                     rope (two tensors)
+ *   GPT_SITE_SOFTMAX  the scores q k^T / sqrt(head_dim), softmax's input,
+ *                     of every head at once (the masked ones 0)
+ *   GPT_SITE_PV       attention's second product's operands: the
+ *                     probabilities of every head, and v (two tensors)
+ * Forward only: the values rounded are those the backward pass then uses
+ * (the saved q, k, v and probabilities), and the gradient goes through each
+ * rounding as if it were not there (straight through); at GPT_SITE_NORM
+ * the norm's backward uses the input before its rounding. */
+typedef enum gpt_site { GPT_SITE_EMBED, GPT_SITE_NORM, GPT_SITE_QK, GPT_SITE_SOFTMAX, GPT_SITE_PV,
+                        GPT_SITES } gpt_site;
+
+/* Rounds, in place, one tensor of rows x cols floats whose rows are stride
+ * floats apart, at site in block layer (n_layer for the final norm). A
+ * model whose round is NULL rounds nothing. */
+typedef struct gpt_rounding {
+    void (*round)(void *ctx, gpt_site site, int layer, float *x, size_t rows, size_t cols,
+                  size_t stride);
+    void *ctx;
+} gpt_rounding;
+
 /* One parameter tensor: its name ("layer0.w_qkv"), its values and gradient
  * in the model's flat arrays, its shape (rows x cols; a vector has rows 1),
  * and whether AdamW's weight decay applies (the matrices, not the norms). */
@@ -101,6 +129,7 @@ typedef struct gpt_model {
     size_t batch, seq;          /* of the last forward pass */
     const uint8_t *tokens, *targets; /* of the last forward pass, the caller's */
     gpt_gemms gemms;
+    gpt_rounding rounding;      /* none after gpt_init */
 } gpt_model;
 
 /* Allocates a model for batches of up to max_tokens tokens; checks the

@@ -124,6 +124,8 @@ void recipe_free(lab6_recipe *r)
     free(r->linear);
     free(r->buf);
     free(r->codes);
+    free(r->site_buf);
+    free(r->site_codes);
     memset(r, 0, sizeof *r);
 }
 
@@ -308,7 +310,62 @@ float recipe_step(lab6_recipe *r, gpt_adamw *o, gpt_model *m)
     if (per_tensor_fp8(r->kind))
         for (int id = 0; id < r->n_linear; id++)
             lab6_fp8_update(&r->linear[id]);
+    memcpy(r->last_n, r->site_n, sizeof r->last_n);
+    memcpy(r->last_flushed, r->site_flushed, sizeof r->last_flushed);
+    memset(r->site_n, 0, sizeof r->site_n);
+    memset(r->site_flushed, 0, sizeof r->site_flushed);
     return norm;
+}
+
+/* ---- FP8 outside the linear layers ------------------------------------------------ */
+
+/* One tensor at a site, rows x cols values stride apart: gathered, cast to
+ * E4M3 with its own current scale by lab6_fp8_cast, decoded, scaled back
+ * and put where it was. */
+static void site_round(void *ctx, gpt_site site, int layer, float *x, size_t rows, size_t cols,
+                       size_t stride)
+{
+    lab6_recipe *r = ctx;
+    size_t n = rows * cols;
+    (void)layer;
+    if (!(r->fp8_sites >> site & 1u) || n == 0)
+        return;
+    if (n > r->site_cap) {
+        free(r->site_buf);
+        free(r->site_codes);
+        r->site_buf = malloc(n * sizeof(float));
+        r->site_codes = malloc(n);
+        if (!r->site_buf || !r->site_codes)
+            abort();
+        r->site_cap = n;
+    }
+    for (size_t i = 0; i < rows; i++)
+        memcpy(r->site_buf + i * cols, x + i * stride, cols * sizeof(float));
+    delayed_scaler s;
+    delayed_init(&s, FP8_E4M3, false, 1, 0);
+    size_t flushed = 0;
+    float sinv = lab6_fp8_cast(&s, 1, r->site_buf, n, r->site_codes, NULL, &flushed);
+    float dec[256];
+    for (int c = 0; c < 256; c++)
+        dec[c] = fp8_decode((uint8_t)c, FP8_E4M3);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++)
+            x[i * stride + j] = dec[r->site_codes[i * cols + j]] * sinv;
+    r->site_n[site] += n;
+    r->site_flushed[site] += flushed;
+}
+
+gpt_rounding recipe_rounding(lab6_recipe *r)
+{
+    gpt_rounding g = {NULL, NULL};
+    if (r->fp8_sites & ((1u << GPT_SITES) - 1u))
+        g.round = site_round, g.ctx = r;
+    return g;
+}
+
+double recipe_site_flushed(const lab6_recipe *r, gpt_site site)
+{
+    return r->last_n[site] ? (double)r->last_flushed[site] / (double)r->last_n[site] : 0.0;
 }
 
 void recipe_cast_shares(const lab6_recipe *r, double saturated[3], double flushed[3])

@@ -34,6 +34,12 @@
  * operand (value times its group's scale_inv, one float product) before
  * the product, where DeepSeek-V3's GEMM promotes each tile's partial sum
  * (your lab6_gemm_tiles computes that order exactly, slowly).
+ *
+ * Outside the linear layers everything stays FP32 (the BF16 recipes
+ * included), as Transformer Engine leaves it, unless fp8_sites (a bit per
+ * model.h's gpt_site) puts some of it in FP8: each tensor at such a site is
+ * cast to E4M3 with one current scale for the whole tensor (your
+ * lab6_fp8_cast) and decoded back, in the forward pass (recipe_rounding).
  */
 #ifndef LAB6_RECIPES_H
 #define LAB6_RECIPES_H
@@ -78,6 +84,15 @@ typedef struct lab6_recipe {
      * nothing is lost on average: stochastic rounding's expectation) */
     size_t updates, lost;
     double kept;
+    /* FP8 outside the linear layers: the sites (1 << gpt_site), their
+     * casts' scratch, and per site the values cast and flushed to zero in
+     * this step's forward pass so far (site_*) and in the last step's (last_*) */
+    unsigned fp8_sites;
+    float *site_buf;
+    uint8_t *site_codes;
+    size_t site_cap;
+    size_t site_n[GPT_SITES], site_flushed[GPT_SITES];
+    size_t last_n[GPT_SITES], last_flushed[GPT_SITES];
 } lab6_recipe;
 
 /* Sets r up for m (its sizes and its max_tokens); for the master-less
@@ -88,6 +103,14 @@ void recipe_free(lab6_recipe *r);
 
 /* The products of r, for m->gemms. */
 gpt_gemms recipe_gemms(lab6_recipe *r);
+
+/* The model's roundings outside its linear layers for r (model.h's
+ * gpt_rounding): none unless r->fp8_sites has a site. */
+gpt_rounding recipe_rounding(lab6_recipe *r);
+
+/* The share of the last step's values cast at site that flushed to zero
+ * (0 when nothing was cast there). */
+double recipe_site_flushed(const lab6_recipe *r, gpt_site site);
 
 /* One optimizer step for r: gpt_adamw_step, then the master-less recipes'
  * rounding back to BF16, then the FP8 recipes' lab6_fp8_update. Returns

@@ -143,6 +143,21 @@ void lab6_fp8_update(lab6_fp8_linear *L)
     delayed_update(&L->sdy);
 }
 
+double lab6_cast_sqnr(const float *x, size_t n, fp8_format fmt, float scale)
+{
+    float sinv = 1.0f / scale;
+    double sig = 0.0, err = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(x[i]))
+            continue;
+        float back = fp8_decode(fp8_encode(x[i] * scale, fmt, true), fmt) * sinv;
+        double d = (double)x[i] - (double)back;
+        sig += (double)x[i] * x[i];
+        err += d * d;
+    }
+    return err > 0.0 ? 10.0 * log10(sig / err) : INFINITY;
+}
+
 /* ---- stochastic rounding ------------------------------------------------------ */
 
 uint16_t lab6_sr_bf16(float x, uint32_t r)

@@ -6,9 +6,8 @@
 # off), the per-tensor FP8 recipes' cast shares, the master-less BF16
 # recipes' lost updates, a text from each model; fp8-delayed's checkpoint
 # resumed in BF16 and back in FP8 with the loss carried across; the plots;
-# bad usage
-# and a missing
-# text exit 2 naming what is wrong.
+# FP8 outside the linear layers (--fp8-also); bad usage and a missing text
+# exit 2 naming what is wrong.
 #
 #   FP8LAB_BUILD=build sh tests/lab6/test_demo.sh
 set -u
@@ -69,6 +68,11 @@ set -- $bf16
 # with two SQNRs
 n=$(printf '%s\n' "$out" | grep -Ec '^  (W_qkv \(E4M3\)|dy of QKV \(E5M2\)) +[QKV] +[0-9.e+-]+ +[0-9.]+ +[0-9.]+$')
 [ "$n" = 6 ] && ok || bad "demo: the fused QKV table has $n of its 6 rows"
+# and V made 2^-16 of its size: under the whole's one scale it loses more
+# than 10 dB to its own scale (lab6_cast_sqnr)
+vrow=$(printf '%s\n' "$out" | awk '$1 == "W_qkv," && $2 == "V" && $3 == "x" { print $(NF-1), $NF; exit }')
+printf '%s\n' "$vrow" | awk '{ exit !($2 - $1 > 10) }' && ok ||
+    bad "demo: V x 2^-16 under one scale and its own: '$vrow' (want more than 10 dB apart)"
 
 # the four plots, each with data where its recipes ran: loss (every
 # recipe), amax_history (fp8-delayed's 8 casts), channel_amax (fp32's 128
@@ -89,6 +93,20 @@ skel=$(OPENBLAS_NUM_THREADS=1 "$B/lab6/lab6" --steps 2 --sample 0 --recipes fp32
     --no-preview -o "$TMP/skel" 2>&1)
 [ $? = 0 ] && ok || bad "skeleton demo: exit status"
 printf '%s\n' "$skel" | grep -q '^fp8-delayed ' && ok || bad "skeleton demo: no table"
+
+# FP8 outside the linear layers (--fp8-also): named in the header, and a
+# row of flushed shares per recipe, one column per place
+also=$(OPENBLAS_NUM_THREADS=1 "$demo" --steps 2 --sample 0 --recipes fp32,fp8-current \
+    --fp8-also softmax,pv --no-preview -o "$TMP/also" 2>&1)
+[ $? = 0 ] && ok || bad "--fp8-also: exit status"
+printf '%s\n' "$also" | grep -q "FP8 outside the linear layers too .*: softmax pv$" && ok ||
+    bad "--fp8-also: the header does not name softmax and pv"
+flushed=$(printf '%s\n' "$also" | awk '/share of the last step.s values cast to zero/ { on = 1; next }
+    on && $1 == "fp8-current" { print NF - 1; exit }')
+[ "$flushed" = 2 ] && ok || bad "--fp8-also: fp8-current's flushed row has '$flushed' columns, want 2"
+err=$("$demo" --fp8-also softmax,attn 2>&1)
+[ $? = 2 ] && ok || bad "demo: an unknown --fp8-also place should exit 2"
+printf '%s' "$err" | grep -q "no place named 'attn'" && ok || bad "demo: --fp8-also attn: $err"
 
 err=$("$demo" --recipes fp32,fp9 2>&1)
 [ $? = 2 ] && ok || bad "demo: an unknown recipe should exit 2"

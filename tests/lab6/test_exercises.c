@@ -56,6 +56,32 @@ static float any_float(rng_state *rng)
     return from_bits(rng_u32(rng));
 }
 
+/* The SQNR of a cast: a tie worked by hand (1.0625 goes to E4M3's 1:
+ * 20 log10 17), nothing lost (INFINITY), a NaN left out, and 64 values of
+ * [1, 2) at scale 1 against E4M3's grid there, multiples of 1/8 (nearbyint
+ * rounds half to even, and an even multiple is an even mantissa), the sums
+ * in double. */
+START_TEST(cast_sqnr_closed_form)
+{
+    const float one[1] = {1.0625f};
+    ck_assert(fabs(lab6_cast_sqnr(one, 1, FP8_E4M3, 1.0f) - 20.0 * log10(17.0)) < 1e-12);
+    const float exact[3] = {1.0f, NAN, -0.375f};
+    ck_assert(isinf(lab6_cast_sqnr(exact, 3, FP8_E4M3, 1.0f)));
+    ck_assert(isinf(lab6_cast_sqnr(exact, 0, FP8_E5M2, 1.0f)));
+    float x[64];
+    double sig = 0.0, err = 0.0;
+    for (int i = 0; i < 64; i++) {
+        x[i] = 1.0f + (float)i / 64.0f;
+        double d = (double)x[i] - nearbyint(8.0 * x[i]) / 8.0;
+        sig += (double)x[i] * x[i];
+        err += d * d;
+    }
+    double want = 10.0 * log10(sig / err), got = lab6_cast_sqnr(x, 64, FP8_E4M3, 1.0f);
+    ck_assert_msg(fabs(got - want) < 1e-12, "SQNR of [1, 2) in steps of 1/64: %.12g, %.12g",
+                  got, want);
+}
+END_TEST
+
 START_TEST(sr_fp8_matches_library)
 {
     rng_state vals, draws;
@@ -436,6 +462,7 @@ int main(int argc, char **argv)
     Suite *s = suite_create("lab6 exercises (reference)");
     TCase *tc = tcase_create("exercises");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, cast_sqnr_closed_form);
     tcase_add_test(tc, sr_fp8_matches_library);
     tcase_add_test(tc, sr_bf16_closed_form);
     tcase_add_test(tc, sr_bf16_random_stream_unbiased);

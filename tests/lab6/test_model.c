@@ -220,6 +220,116 @@ START_TEST(causal)
 }
 END_TEST
 
+/* ---- the rounding sites (model.h's gpt_rounding) -------------------------------------- */
+
+/* A rounding that records its calls and, for `action`, changes the tensor:
+ * 0 nothing; 1 doubles q and halves k (QK), halves P and doubles v (PV):
+ * the products stay the same to the bit; 2 adds 0.5 to the scores (SOFTMAX):
+ * softmax is the same but for rounding; 3 zeroes the embedding rows. */
+typedef struct call_log {
+    int n, action;
+    struct { gpt_site site; int layer; size_t rows, cols, stride; } c[64];
+} call_log;
+
+static void logging_round(void *ctx, gpt_site site, int layer, float *x, size_t rows,
+                          size_t cols, size_t stride)
+{
+    call_log *log = ctx;
+    if (log->n < 64)
+        log->c[log->n] = (__typeof__(log->c[0])){site, layer, rows, cols, stride};
+    log->n++;
+    int first_of_two = log->n >= 2 && log->c[log->n - 2].site == site ? 0 : 1;
+    float f = 1.0f;
+    if (log->action == 1 && site == GPT_SITE_QK)
+        f = first_of_two ? 2.0f : 0.5f;
+    if (log->action == 1 && site == GPT_SITE_PV)
+        f = first_of_two ? 0.5f : 2.0f;
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) {
+            float *v = &x[i * stride + j];
+            if (log->action == 2 && site == GPT_SITE_SOFTMAX)
+                *v += 0.5f;
+            else if (log->action == 3 && site == GPT_SITE_EMBED)
+                *v = 0.0f;
+            else
+                *v *= f;
+        }
+}
+
+static float *logits_copy(const gpt_model *m)
+{
+    size_t n = (size_t)B * T * GPT_VOCAB;
+    float *l = malloc(n * sizeof(float));
+    ck_assert(l != NULL);
+    memcpy(l, gpt_logits(m), n * sizeof(float));
+    return l;
+}
+
+START_TEST(rounding_sites)
+{
+    golden_case g;
+    golden_model(&g);
+    size_t D = 16, hd = 4, H = 4, KV = 2, Qd = (H + 2 * KV) * hd, L = 2, n = (size_t)B * T;
+    float loss0 = gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    float *base = logits_copy(&g.m);
+
+    /* where and on what each site is called, in the forward pass's order */
+    call_log log = {0};
+    g.m.rounding = (gpt_rounding){logging_round, &log};
+    float loss1 = gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    ck_assert_msg(memcmp(base, gpt_logits(&g.m), n * GPT_VOCAB * sizeof(float)) == 0 &&
+                      loss1 == loss0, "a rounding that changes nothing changed the logits");
+    struct { gpt_site site; int layer; size_t rows, cols, stride; } want[64];
+    int k = 0;
+    want[k++] = (__typeof__(want[0])){GPT_SITE_EMBED, 0, n, D, D};
+    for (int l = 0; l < (int)L; l++) {
+        want[k++] = (__typeof__(want[0])){GPT_SITE_NORM, l, n, D, D};
+        want[k++] = (__typeof__(want[0])){GPT_SITE_QK, l, n, H * hd, Qd};
+        want[k++] = (__typeof__(want[0])){GPT_SITE_QK, l, n, KV * hd, Qd};
+        want[k++] = (__typeof__(want[0])){GPT_SITE_SOFTMAX, l, B * H * T, T, T};
+        want[k++] = (__typeof__(want[0])){GPT_SITE_PV, l, B * H * T, T, T};
+        want[k++] = (__typeof__(want[0])){GPT_SITE_PV, l, n, KV * hd, Qd};
+        want[k++] = (__typeof__(want[0])){GPT_SITE_NORM, l, n, D, D};
+    }
+    want[k++] = (__typeof__(want[0])){GPT_SITE_NORM, (int)L, n, D, D};
+    ck_assert_int_eq(log.n, k);
+    for (int i = 0; i < k; i++)
+        ck_assert_msg(log.c[i].site == want[i].site && log.c[i].layer == want[i].layer &&
+                          log.c[i].rows == want[i].rows && log.c[i].cols == want[i].cols &&
+                          log.c[i].stride == want[i].stride,
+                      "call %d: site %d layer %d, %zu x %zu stride %zu; expected site %d layer "
+                      "%d, %zu x %zu stride %zu", i, log.c[i].site, log.c[i].layer,
+                      log.c[i].rows, log.c[i].cols, log.c[i].stride, want[i].site,
+                      want[i].layer, want[i].rows, want[i].cols, want[i].stride);
+
+    /* q and k, P and v are the operands the products use: x2 and /2 cancel
+     * exactly, so QK's and PV's tensors are the right ones */
+    log = (call_log){.action = 1};
+    gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    ck_assert_msg(memcmp(base, gpt_logits(&g.m), n * GPT_VOCAB * sizeof(float)) == 0,
+                  "q x 2, k / 2, P / 2, v x 2 changed the logits: not the products' operands");
+    /* the scores are softmax's input: a shift changes nothing but rounding */
+    log = (call_log){.action = 2};
+    gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    expect_close("logits with the scores shifted by 0.5", gpt_logits(&g.m), base,
+                 n * GPT_VOCAB, 1e-5, 0.0);
+    /* the embedding rows are what the blocks read */
+    log = (call_log){.action = 3};
+    float loss3 = gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    ck_assert_msg(fabsf(loss3 - loss0) > 1e-3f, "zeroed embeddings changed nothing");
+    /* the backward pass runs on what forward rounded (here unchanged) */
+    log = (call_log){0};
+    gpt_forward(&g.m, g.tokens, g.targets, B, T);
+    gpt_backward(&g.m);
+    float *want_g = load("grads.npy", NPY_F32, g.m.n_params);
+    expect_close("gradients with a rounding that changes nothing", g.m.grads, want_g,
+                 g.m.n_params, 1e-5, 0.0);
+    free(want_g);
+    free(base);
+    golden_free(&g);
+}
+END_TEST
+
 START_TEST(config_refused)
 {
     static const struct {
@@ -388,6 +498,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, adamw_matches_torch);
     tcase_add_test(tc, gradients_match_finite_differences);
     tcase_add_test(tc, causal);
+    tcase_add_test(tc, rounding_sites);
     tcase_add_test(tc, config_refused);
     tcase_add_test(tc, text_split_and_errors);
     tcase_add_test(tc, checkpoint_round_trip_and_errors);

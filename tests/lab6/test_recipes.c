@@ -8,7 +8,8 @@
  * dimension, the weight's 128 x 128 blocks); the LM head left in FP32 by
  * default and put in FP8 by fp8_head; the master-less steps' rounding back
  * to BF16 (nearest even; stochastic: one of the two neighbours, both
- * seen) and their count of lost updates.
+ * seen) and their count of lost updates; the rounding of the tensors
+ * outside the linear layers (fp8_sites) against the library's codec.
  *
  *   build/tests/lab6/test_recipes
  */
@@ -212,6 +213,57 @@ START_TEST(lm_head_precision)
 END_TEST
 
 /* One weight in 5 gets no gradient, and no update to lose. */
+/* FP8 outside the linear layers (recipe_rounding): a site in fp8_sites
+ * casts its tensor to E4M3 with one current scale, 448 / amax (the library's
+ * codec here), and leaves what lies between its rows alone; a site not in
+ * fp8_sites, and a recipe with none, round nothing; the flushed values are
+ * counted for the step. */
+START_TEST(rounding_outside_linear)
+{
+    gpt_config c = cfg();
+    gpt_model m;
+    lab6_recipe r;
+    rng_state rng;
+    lab_error err;
+    rng_seed(&rng, 6, 2);
+    ck_assert_msg(gpt_init(&m, &c, 8, &rng, &err) == 0, "%s", err.msg);
+    ck_assert(recipe_init(&r, RECIPE_FP32, false, &m, 1) == 0);
+    ck_assert_msg(recipe_rounding(&r).round == NULL, "no site in FP8, yet a rounding");
+    r.fp8_sites = 1u << GPT_SITE_SOFTMAX;
+    gpt_rounding g = recipe_rounding(&r);
+    ck_assert(g.round != NULL);
+    enum { ROWS = 5, COLS = 7, STRIDE = 9 };
+    float x[ROWS * STRIDE], orig[ROWS * STRIDE];
+    for (int i = 0; i < ROWS * STRIDE; i++)
+        x[i] = ldexpf(rng_normal(&rng), (int)rng_below(&rng, 30) - 20);
+    x[3] = 1e-30f; /* flushed at any scale these amaxes give */
+    memcpy(orig, x, sizeof x);
+    g.round(g.ctx, GPT_SITE_PV, 0, x, ROWS, COLS, STRIDE);
+    ck_assert_msg(memcmp(x, orig, sizeof x) == 0, "a site not in fp8_sites was rounded");
+    g.round(g.ctx, GPT_SITE_SOFTMAX, 1, x, ROWS, COLS, STRIDE);
+    float amax = 0.0f;
+    for (int i = 0; i < ROWS; i++)
+        for (int j = 0; j < COLS; j++)
+            amax = fmaxf(amax, fabsf(orig[i * STRIDE + j]));
+    float scale = 448.0f / amax, inv = 1.0f / scale;
+    size_t flushed = 0;
+    for (int i = 0; i < ROWS; i++)
+        for (int j = 0; j < STRIDE; j++) {
+            float o = orig[i * STRIDE + j], got = x[i * STRIDE + j];
+            float want = j < COLS ? fp8_decode(fp8_encode(o * scale, FP8_E4M3, true), FP8_E4M3) * inv
+                                  : o;
+            flushed += j < COLS && o != 0.0f && want == 0.0f;
+            ck_assert_msg(got == want, "[%d][%d] = %a: %a, expected %a", i, j, (double)o,
+                          (double)got, (double)want);
+        }
+    ck_assert(flushed >= 1);
+    ck_assert_uint_eq(r.site_n[GPT_SITE_SOFTMAX], ROWS * COLS);
+    ck_assert_uint_eq(r.site_flushed[GPT_SITE_SOFTMAX], flushed);
+    recipe_free(&r);
+    gpt_free(&m);
+}
+END_TEST
+
 static float grad_of(size_t i)
 {
     return i % 5 == 0 ? 0.0f : i % 3 ? 1e-3f : -1e-3f;
@@ -298,6 +350,7 @@ int main(void)
     tcase_add_loop_test(tc, products, RECIPE_FP32, RECIPE_COUNT);
     tcase_add_test(tc, lm_head_precision);
     tcase_add_test(tc, masterless_rounding);
+    tcase_add_test(tc, rounding_outside_linear);
     suite_add_tcase(s, tc);
     return check_run(s);
 }
