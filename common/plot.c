@@ -634,8 +634,8 @@ static void write_script_axes(FILE *f, const plot *p)
     fputs("\nset ylabel ", f);
     put_quoted(f, p->ylabel);
     fprintf(f, "\nset grid\nset key %s\n", KEY_POSITIONS[p->key].gnuplot);
-    if (p->log_y)
-        fputs("set logscale y\n", f);
+    if (p->log_y) /* ticks as 1e-05, 0.001, 10: gnuplot's default prints 0.000010 */
+        fputs("set logscale y\nset format y '%g'\n", f);
 }
 
 /* Moves [*lo, *hi] to the plot's fixed ends (NaN: none), keeping lo < hi:
