@@ -517,9 +517,13 @@ $(BUILD)/obj/grading/policy.o $(BUILD)/subject/obj/grading/policy.o: ALL_CPPFLAG
 # under the subject's seccomp filter, nor link statically): the subject's
 # main, its policy, each lab's call table, and the modules of the course's
 # library that the lab's rubric names (.library), one object each.
+# Each function of the course's library in a section of its own, so that
+# the subject's link (--gc-sections, SUBJECT_LDLIBS) drops those nothing
+# calls: a function a lab forbids (lab6's fp8_encode_stochastic) is then not
+# in the subject at all, for a submission to reach by its address.
 SUBJECT_CFLAGS = $(ALL_CPPFLAGS) -Igrading -DGR_SUBJECT $(BLAS_CFLAGS) \
-                 $(filter-out $(SANFLAGS),$(ALL_CFLAGS))
-$(BUILD)/subject/obj/%.o: %.c $(CONFIG)
+                 $(filter-out $(SANFLAGS),$(ALL_CFLAGS)) -ffunction-sections -fdata-sections
+$(BUILD)/subject/obj/%.o: %.c $(CONFIG) Makefile
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(SUBJECT_CFLAGS) -MMD -MP -c $< -o $@
 $(LIBSUBJECT): $(addprefix $(BUILD)/subject/obj/grading/,subject.o policy.o landlock.o)
@@ -530,7 +534,7 @@ $(LIBSUBJECT): $(addprefix $(BUILD)/subject/obj/grading/,subject.o policy.o land
 # a tenth or a third of the time of the default linker.
 SUBJECT_LD := $(shell for ld in lld gold; do \
     $(CC) -fuse-ld=$$ld -Wl,--version >/dev/null 2>&1 && echo -fuse-ld=$$ld && break; done)
-SUBJECT_LDLIBS = $(SUBJECT_LD) -static $(BLAS_LIBS) -lm -lpthread
+SUBJECT_LDLIBS = $(SUBJECT_LD) -Wl,--gc-sections -static $(BLAS_LIBS) -lm -lpthread
 
 # How the grader builds a submission, and where the course is, are compiled in
 # (from $(CONFIG) and the variables above: the rules depend on both files).
