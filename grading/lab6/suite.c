@@ -124,6 +124,35 @@ static void expect_scaler(gr_mismatches *m, const char *what, const delayed_scal
               what, gr_f32(want->scale), gr_f32(got->scale), gr_f32(want->scale_inv),
               gr_f32(got->scale_inv), slot < 0 ? 0 : slot,
               gr_f32(want->history[slot < 0 ? 0 : slot]), gr_f32(got->history[slot < 0 ? 0 : slot]));
+    /* what no function of lab6.h changes */
+    gr_expect(m, want->fmt == got->fmt && want->most_recent == got->most_recent &&
+                     want->history_len == got->history_len && want->margin == got->margin,
+              "%s\n  the scaler's settings changed: fmt %d, most_recent %d, history_len %d, "
+              "margin %d; they were %d, %d, %d, %d", what, (int)got->fmt, (int)got->most_recent,
+              got->history_len, got->margin, (int)want->fmt, (int)want->most_recent,
+              want->history_len, want->margin);
+}
+
+/* What backward and update leave as forward left it: the scalers of x and
+ * W (update: moved by delayed_update only, checked apart), the mode, and
+ * the scale_invs forward kept. */
+static void expect_layer_kept(gr_mismatches *m, const char *what, const lab6_fp8_linear *want,
+                              const lab6_fp8_linear *got, int scalers)
+{
+    char sub[320];
+    if (scalers) {
+        snprintf(sub, sizeof sub, "%s: L->sx", what);
+        expect_scaler(m, sub, &want->sx, &got->sx);
+        snprintf(sub, sizeof sub, "%s: L->sw", what);
+        expect_scaler(m, sub, &want->sw, &got->sw);
+    }
+    gr_expect(m, want->current == got->current &&
+                     f32_bits(want->x_scale_inv) == f32_bits(got->x_scale_inv) &&
+                     f32_bits(want->w_scale_inv) == f32_bits(got->w_scale_inv),
+              "%s\n  changed what it does not own: current %d (was %d), x_scale_inv %s (was %s), "
+              "w_scale_inv %s (was %s)", what, got->current, want->current,
+              gr_f32(got->x_scale_inv), gr_f32(want->x_scale_inv), gr_f32(got->w_scale_inv),
+              gr_f32(want->w_scale_inv));
 }
 
 /* Codes got against want, bit for bit but any NaN for a NaN. */
@@ -231,7 +260,7 @@ static void check_casts(gr_mismatches *m, int current, int values, int counts)
 
 /* Hidden inputs (./grader --seed): tensors drawn from the seed, each with a
  * scaler of a random scale and history slot 0, E4M3 and E5M2. */
-static void check_casts_hidden(gr_mismatches *m, int current)
+static void check_casts_hidden(gr_mismatches *m, int current, int values, int counts)
 {
     rng_state rng;
     if (!gr_hidden_rng(&rng, 6))
@@ -247,7 +276,7 @@ static void check_casts_hidden(gr_mismatches *m, int current)
                                   fabsf(gr_hidden_float(&rng, lo, 20)));
         char what[64];
         snprintf(what, sizeof what, "hidden tensor %d", t);
-        check_cast(m, what, &s, current, x, n, 1, 0, 0);
+        check_cast(m, what, &s, current, x, n, values, counts, 0);
         free(x);
     }
 }
@@ -256,13 +285,15 @@ static void test_cast_delayed(void)
 {
     gr_mismatches m = {0};
     check_casts(&m, 0, 1, 0);
-    check_casts_hidden(&m, 0);
+    check_casts_hidden(&m, 0, 1, 0);
     gr_finish(&m, "checks");
 }
 
 /* current scaling's amaxes at their edges: 448 (scale 1), all zeros, an
- * infinity, only NaNs (scale 1), and one too small for 448 / amax (FLT_MAX). */
-static void check_current_edges(gr_mismatches *m)
+ * infinity, only NaNs (scale 1), one too small for 448 / amax (FLT_MAX),
+ * and 1.9486 (0x3ff96d58), for which 448 x (1 / amax) is a float above
+ * 448 / amax, and the amax times it above 448 (saturated). */
+static void check_current_edges(gr_mismatches *m, int values, int counts)
 {
     float x[8];
     const struct {
@@ -277,12 +308,14 @@ static void check_current_edges(gr_mismatches *m)
         {"only NaNs", NAN, -NAN, FP8_E5M2},
         {"{1e-38, -2e-39, ...}: 448 / amax overflows", 1e-38f, -2e-39f, FP8_E4M3},
         {"{3, 1, ...}", 3.0f, 1.0f, FP8_E4M3},
+        {"{1.9486, -1, ...}", 0x1.f2dabp+0f, -1.0f, FP8_E4M3},
+        {"{-1.9486 x 2^10, 1, ...}", -0x1.f2dabp+10f, 1.0f, FP8_E5M2},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         for (int i = 0; i < 8; i++)
             x[i] = i % 2 ? cases[k].v1 : (i == 0 ? cases[k].v0 : cases[k].v1 * 0.5f);
         delayed_scaler s = scaler(cases[k].fmt, 5.0f, 0.125f);
-        check_cast(m, cases[k].name, &s, 1, x, 8, 1, 1, 0);
+        check_cast(m, cases[k].name, &s, 1, x, 8, values, counts, 0);
     }
 }
 
@@ -290,8 +323,8 @@ static void test_cast_current(void)
 {
     gr_mismatches m = {0};
     check_casts(&m, 1, 1, 0);
-    check_current_edges(&m);
-    check_casts_hidden(&m, 1);
+    check_current_edges(&m, 1, 0);
+    check_casts_hidden(&m, 1, 1, 0);
     gr_finish(&m, "checks");
 }
 
@@ -324,6 +357,9 @@ static void test_cast_counts(void)
     check_counts_by_hand(&m);
     check_casts(&m, 0, 0, 1);
     check_casts(&m, 1, 0, 1);
+    check_current_edges(&m, 0, 1);
+    check_casts_hidden(&m, 0, 0, 1);
+    check_casts_hidden(&m, 1, 0, 1);
     gr_finish(&m, "checks");
 }
 
@@ -401,19 +437,50 @@ static float *decoded(const uint8_t *codes, size_t n, fp8_format fmt)
     return v;
 }
 
-/* Random values over 2^lo .. 2^(lo + binades), from a fixed stream. */
-static float *values(uint64_t stream, size_t n, int lo, int binades)
-{
-    rng_state rng;
-    rng_seed(&rng, 66, stream);
-    return tensor(&rng, n, lo, binades, 0);
-}
-
 typedef struct shape {
     size_t M, N, K;
     int current;
     float sx, sw, sdy;
 } shape;
+
+/* The seed of values(): fixed for the public inputs, the hidden seed's
+ * while a test checks hidden inputs (hidden_begin). */
+static uint64_t value_seed = 66;
+
+/* Random values over 2^lo .. 2^(lo + binades), from stream of value_seed. */
+static float *values(uint64_t stream, size_t n, int lo, int binades)
+{
+    rng_state rng;
+    rng_seed(&rng, value_seed, stream);
+    return tensor(&rng, n, lo, binades, 0);
+}
+
+/* Hidden inputs (./grader --seed): 1, with *rng drawn from the seed on
+ * stream and values() drawing from it too, until hidden_end; 0 without a
+ * seed. */
+static int hidden_begin(rng_state *rng, uint64_t stream)
+{
+    uint64_t seed;
+    if (!gr_hidden_rng(rng, stream) || !gr_seed(&seed))
+        return 0;
+    value_seed = seed ^ 0x6c61623677ull;
+    return 1;
+}
+
+static void hidden_end(void) { value_seed = 66; }
+
+/* A hidden shape: M, N, K from 1 to 40, the mode and the delayed scales
+ * drawn from rng. */
+static shape hidden_shape(rng_state *rng)
+{
+    shape sh;
+    sh.M = 1 + rng_below(rng, 40), sh.N = 1 + rng_below(rng, 40), sh.K = 1 + rng_below(rng, 40);
+    sh.current = (int)rng_below(rng, 2);
+    sh.sx = fabsf(gr_hidden_float(rng, -2, 6)), sh.sw = fabsf(gr_hidden_float(rng, 2, 8));
+    sh.sdy = fabsf(gr_hidden_float(rng, 8, 10));
+    return sh;
+}
+
 
 /* The forward shapes: M, N, K all different; one term (K = 1) for the
  * scale_invs' product bit for bit; both modes. */
@@ -430,7 +497,9 @@ static void check_forward(gr_mismatches *m, const shape *sh, int index)
     size_t M = sh->M, N = sh->N, K = sh->K;
     float *x = values(10 + (uint64_t)index, M * K, -4, 8);
     float *w = values(20 + (uint64_t)index, N * K, -8, 6);
-    x[0] = -x[0] * 64.0f; /* an outlier, saturated at the delayed scales */
+    /* an outlier: saturated at the delayed scales; under current scaling,
+     * the amax 1.9486 x 2^6 of check_current_edges */
+    x[0] = sh->current ? -0x1.f2dabp+6f : -x[0] * 64.0f;
     lab6_fp8_linear L = layer(sh->current, M, N, K, sh->sx, sh->sw, sh->sdy);
     cast_want wx = cast_expected(&L.sx, sh->current, x, M * K);
     cast_want ww = cast_expected(&L.sw, sh->current, w, N * K);
@@ -479,6 +548,14 @@ static void test_forward(void)
     gr_mismatches m = {0};
     for (int i = 0; i < (int)(sizeof FORWARD_SHAPES / sizeof FORWARD_SHAPES[0]); i++)
         check_forward(&m, &FORWARD_SHAPES[i], i);
+    rng_state rng;
+    if (hidden_begin(&rng, 20)) {
+        for (int i = 0; i < 3; i++) {
+            shape sh = hidden_shape(&rng);
+            check_forward(&m, &sh, 100 + i);
+        }
+        hidden_end();
+    }
     gr_finish(&m, "checks");
 }
 
@@ -501,7 +578,9 @@ static void check_backward(gr_mismatches *m, const shape *sh, int index, int dx_
     float *x = values(30 + (uint64_t)index, M * K, -4, 8);
     float *w = values(40 + (uint64_t)index, N * K, -8, 6);
     float *dy = values(50 + (uint64_t)index, M * N, -16, 8);
-    dy[0] *= 4096.0f; /* saturates at the delayed scales */
+    /* saturated at the delayed scales; under current scaling the amax
+     * 1.9486 x 2^2 of check_current_edges */
+    dy[0] = sh->current ? 0x1.f2dabp+2f : 100.0f;
     lab6_fp8_linear L = layer(sh->current, M, N, K, sh->sx, sh->sw, sh->sdy);
     float *y = xcalloc(M * N, sizeof(float));
     ref_lab6_fp8_forward(&L, x, w, y, M, N, K);
@@ -530,6 +609,7 @@ static void check_backward(gr_mismatches *m, const shape *sh, int index, int dx_
                        wd.scale_inv * after.w_scale_inv);
         snprintf(what, sizeof what, "%s: L->sdy", call);
         expect_scaler(m, what, &wd.s, &L.sdy);
+        expect_layer_kept(m, call, &after, &L, 1);
         gr_expect(m, L.n_cast[2] == M * N && L.n_saturated[2] == wd.saturated &&
                          L.n_flushed[2] == wd.flushed,
                   "%s\n  counts of dy: n_cast %zu, n_saturated %zu, n_flushed %zu; expected "
@@ -555,6 +635,14 @@ static void test_backward(int dx_side)
     gr_mismatches m = {0};
     for (int i = 0; i < (int)(sizeof BACKWARD_SHAPES / sizeof BACKWARD_SHAPES[0]); i++)
         check_backward(&m, &BACKWARD_SHAPES[i], i, dx_side);
+    rng_state rng;
+    if (hidden_begin(&rng, 21)) {
+        for (int i = 0; i < 3; i++) {
+            shape sh = hidden_shape(&rng);
+            check_backward(&m, &sh, 100 + i, dx_side);
+        }
+        hidden_end();
+    }
     gr_finish(&m, "checks");
 }
 
@@ -588,6 +676,8 @@ static void test_update(void)
                      current ? " (current scaling has no history to move)" : "");
             expect_scaler(&m, what, ws[k], gs[k]);
         }
+        expect_layer_kept(&m, current ? "lab6_fp8_update, current scaling"
+                                      : "lab6_fp8_update, delayed scaling", &want, &L, 0);
         layer_free(&L);
     }
     gr_finish(&m, "scalers");
@@ -667,6 +757,19 @@ static void test_cast_sqnr(void)
     expect_sqnr(&m, "a gradient over 2^-30 .. 2^-14", g, 2000, FP8_E5M2, 0x1.8p+30f,
                 sqnr_want(g, 2000, FP8_E5M2, 0x1.8p+30f));
     free(w), free(g);
+    rng_state h;
+    if (hidden_begin(&h, 25)) {
+        for (int t = 0; t < 4; t++) {
+            size_t n = 1 + rng_below(&h, 3000);
+            int lo = (int)rng_below(&h, 40) - 30;
+            float *x = values(70 + (uint64_t)t, n, lo, 1 + (int)rng_below(&h, 16));
+            fp8_format fmt = t % 2 ? FP8_E5M2 : FP8_E4M3;
+            float scale = fabsf(gr_hidden_float(&h, -lo - 2, 10));
+            expect_sqnr(&m, "a hidden tensor", x, n, fmt, scale, sqnr_want(x, n, fmt, scale));
+            free(x);
+        }
+        hidden_end();
+    }
     gr_finish(&m, "checks");
 }
 
@@ -697,6 +800,12 @@ static void test_tile_scale(void)
         float s = 448.0f / a;
         expect_tile_scale(&m, a, isinf(s) ? FLT_MAX : s);
     }
+    rng_state h;
+    if (gr_hidden_rng(&h, 22))
+        for (int i = 0; i < 500; i++) {
+            float a = fabsf(gr_hidden_float(&h, -140, 268)), s = 448.0f / a;
+            expect_tile_scale(&m, a, isinf(s) ? FLT_MAX : s);
+        }
     gr_finish(&m, "scales");
 }
 
@@ -814,6 +923,14 @@ static void test_quantize_blocks(void)
     check_quantize(&m, "a 300 x 129 matrix", y, 300, 129, 1, NULL, NULL);
     check_quantize(&m, "a 5 x 400 matrix", z, 5, 400, 1, NULL, NULL);
     free(y), free(z);
+    rng_state h;
+    if (hidden_begin(&h, 24)) {
+        size_t rows = 1 + rng_below(&h, 300), cols = 1 + rng_below(&h, 300);
+        float *v = crafted(rows, cols, 6);
+        check_quantize(&m, "a hidden matrix", v, rows, cols, 1, NULL, NULL);
+        free(v);
+        hidden_end();
+    }
     gr_finish(&m, "checks");
 }
 
@@ -869,6 +986,12 @@ static void test_gemm_tiles(void)
     npy_free(&a), npy_free(&b), npy_free(&c), npy_free(&d), npy_free(&e);
     check_gemm_ref(&m, 4, 260, 129, 7);
     check_gemm_ref(&m, 2, 3, 1, 8);
+    rng_state h;
+    if (hidden_begin(&h, 23)) {
+        check_gemm_ref(&m, 1 + rng_below(&h, 8), 1 + rng_below(&h, 300), 1 + rng_below(&h, 400),
+                       9);
+        hidden_end();
+    }
     gr_finish(&m, "checks");
 }
 
