@@ -134,7 +134,8 @@ uint16_t lab6_sr_bf16(float x, uint32_t r);
  * multiple of 2^-32 (it is exact except far below the smallest
  * subnormal). Past the largest finite value (448, 57344) the result is that
  * value, of x's sign, as fp8_encode(x, fmt, true) gives; so is an infinity;
- * NaN gives the format's NaN of x's sign. Returns the code.
+ * NaN gives fp8_encode's NaN, the canonical 0x7F whatever x's sign (unlike
+ * lab6_sr_bf16, which keeps it). Returns the code.
  */
 uint8_t lab6_sr_fp8(float x, fp8_format fmt, uint32_t r);
 
