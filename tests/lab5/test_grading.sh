@@ -39,11 +39,13 @@ if [ ! -x "$B/bin/gpuprobe" ]; then
 fi
 if "$B/bin/gpuprobe" >"$TMP/probe" 2>&1; then gpu=1; else gpu=0; fi
 
-# grade DIR: the JSON report in $TMP/r.json, the exit status in $rc.
-grade() {
-    "$GRADER" lab5 --dir "$1" --format json >"$TMP/r.json" 2>"$TMP/r.err"
-    rc=$?
+# grade_to NAME: grades $TMP/NAME into $TMP/NAME.json, its exit status in
+# $TMP/NAME.rc. graded NAME: that report as $TMP/r.json, its status as $rc.
+grade_to() {
+    "$GRADER" lab5 --dir "$TMP/$1" --format json >"$TMP/$1.json" 2>"$TMP/$1.err"
+    echo $? >"$TMP/$1.rc"
 }
+graded() { cp "$TMP/$1.json" "$TMP/r.json"; rc=$(cat "$TMP/$1.rc"); }
 status_of() { jq -r --arg n "$1" '.tests[] | select(.name == $n) | .status' "$TMP/r.json"; }
 # The statuses of the GPU tests, one word each, sorted and unique.
 gpu_statuses() { jq -r '[.tests[] | select(.name != "builds") | .status] | unique | join(" ")' \
@@ -54,96 +56,35 @@ failed_correctness() { jq -r '[.tests[] | select(.status != "pass" and
 
 copy_solution() { rm -rf "$1" && mkdir -p "$1" && cp solutions/lab5/*.cu "$1"/; }
 
-# ---- the solution and the skeleton ---------------------------------------------
+# ---- the submissions ---------------------------------------------------------------
+# Every folder first, then every grading: without a GPU, where only `builds`
+# is graded (nvcc's work, one core each), two at a time, each into its own
+# report; with one, one at a time (the performance tiers time the GPU).
 
 copy_solution "$TMP/sol"
-grade "$TMP/sol"
-sol_score=$(jq -r .score "$TMP/r.json")
-expect_eq "solution: builds" "$(status_of builds)" pass
-if [ $gpu = 0 ]; then
-    expect_eq "solution without a GPU: exit status" "$rc" 3
-    expect_eq "solution without a GPU: the GPU tests" "$(gpu_statuses)" skipped
-    expect_eq "solution without a GPU: score" "$(jq -r .score "$TMP/r.json")" 2
-    expect_match "solution without a GPU: why" "$(jq -r '.tests[1].message' "$TMP/r.json")" \
-        "it needs a GPU, and the tests found none they can use: no GPU"
-    out=$("$GRADER" lab5 --solution 2>&1)
-    expect_match "scorecard: SKIP lines" "$out" "SKIP  gemm_wgmma"
-    expect_match "scorecard: the summary" "$out" "29 of 30 tests SKIPPED, not passed"
-    expect_match "scorecard: why, once" "$(printf '%s\n' "$out" | grep -c 'needs a GPU')" "^1$"
-else
-    expect_eq "solution on $(cat "$TMP/probe"): correctness tests that failed" \
-        "$(failed_correctness)" ""
-fi
-
 mkdir -p "$TMP/skel" && cp labs/lab5/*.cu "$TMP/skel"/
-grade "$TMP/skel"
-skel_score=$(jq -r .score "$TMP/r.json")
-expect_eq "skeleton: builds" "$(status_of builds)" pass
-if [ $gpu = 0 ]; then
-    expect_eq "skeleton without a GPU: exit status" "$rc" 3
-else
-    expect_eq "skeleton: score" "$(jq -r .score "$TMP/r.json")" 2
-fi
-
-# ---- refused at build time, GPU or not -----------------------------------------
-
+# Refused at build time, GPU or not.
 copy_solution "$TMP/syntax"
 printf 'cudaError_t lab5_broken(void) { return cudaSuccess }\n' >>"$TMP/syntax/kernels.cu"
-grade "$TMP/syntax"
-expect_eq "syntax error: exit status" "$rc" 1
-expect_eq "syntax error: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
-expect_eq "syntax error: every test" "$(jq -r '[.tests[].status] | unique | join(" ")' \
-    "$TMP/r.json")" not_run
-expect_match "syntax error: nvcc's message" "$(jq -r .build_log "$TMP/r.json")" \
-    "kernels.cu\(.*\): error"
-
 copy_solution "$TMP/global"
 printf '__global__ void stray_kernel(float *x) { x[0] = 1.0f; }\n' >>"$TMP/global/gemm.cu"
-grade "$TMP/global"
-expect_eq "a global kernel: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
-expect_match "a global kernel: named" "$(jq -r .build_log "$TMP/r.json")" \
-    "gemm.cu: defines _Z12stray_kernelPf, a global name: only lab5_\* functions"
-
 # A weak definition of a name libstdc++ exports (here one its own code calls
 # when an allocation fails): the program's definition comes first, so the
 # library would run the submission's code, before main too.
 copy_solution "$TMP/interpose"
 printf 'namespace std {\n__attribute__((weak)) void __throw_bad_alloc() { for (;;) { } }\n}\n' \
     >>"$TMP/interpose/kernels.cu"
-grade "$TMP/interpose"
-expect_eq "a library's name: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
-expect_match "a library's name: named" "$(jq -r .build_log "$TMP/r.json")" \
-    "kernels.cu: defines _ZSt17__throw_bad_allocv, a name that a library the program is linked with exports"
-
 copy_solution "$TMP/ctor"
 printf '#include <cstdio>\nnamespace { struct Hello { Hello() { std::puts("hi"); } } hello; }\n' \
     >>"$TMP/ctor/kernels.cu"
-grade "$TMP/ctor"
-expect_eq "a constructor: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
-expect_match "a constructor: named" "$(jq -r .build_log "$TMP/r.json")" \
-    "kernels.cu: has an object with a constructor or destructor at file scope"
-
 copy_solution "$TMP/fopen"
 printf '#include <cstdio>\nextern "C" int lab5_peek(void) { return std::fopen("/etc/passwd", "r") != 0; }\n' \
     >>"$TMP/fopen/kernels.cu"
-grade "$TMP/fopen"
-expect_eq "fopen: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
-expect_match "fopen: named" "$(jq -r .build_log "$TMP/r.json")" "kernels.cu: uses fopen"
-
 copy_solution "$TMP/cpu"
 printf 'extern "C" float lab5_cpu_amax(const float *x, size_t n) { return stats_amax(x, n, 0); }\n' \
     >>"$TMP/cpu/kernels.cu"
 sed -i 's|#include "lab5.h"|#include "lab5.h"\n#include "stats.h"|' "$TMP/cpu/kernels.cu"
-grade "$TMP/cpu"
-expect_eq "the course library: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
-expect_match "the course library: named" "$(jq -r .build_log "$TMP/r.json")" \
-    "kernels.cu: uses stats_amax, which lab5 does not allow"
-
-# ---- the mutants ------------------------------------------------------------------
-
-# Each mutant's folder first; without a GPU, where only `builds` is graded
-# (nvcc's work, one core), two are graded at a time, each into its own
-# report; with one, one at a time (the performance tiers time the GPU).
+# The mutants.
 count=0
 : >"$TMP/mutants"
 for patch in tests/lab5/mutants/*.patch; do
@@ -157,23 +98,94 @@ for patch in tests/lab5/mutants/*.patch; do
     fi
     echo "$name" >>"$TMP/mutants"
 done
-if [ $gpu = 0 ]; then
-    # shellcheck disable=SC2046
-    set -- $(cat "$TMP/mutants")
-    while [ $# -gt 0 ]; do
-        "$GRADER" lab5 --dir "$TMP/m-$1" --format json >"$TMP/m-$1.json" 2>"$TMP/m-$1.err" &
-        [ $# -gt 1 ] && "$GRADER" lab5 --dir "$TMP/m-$2" --format json >"$TMP/m-$2.json" \
-            2>"$TMP/m-$2.err"
-        wait
-        shift; [ $# -gt 0 ] && shift
+
+# The solution's scorecard, as a student sees it (a job among the others).
+scorecard() { "$GRADER" lab5 --solution >"$TMP/scorecard.txt" 2>&1; }
+jobs="sol skel syntax global interpose ctor fopen cpu $(sed 's/^/m-/' "$TMP/mutants" | tr '\n' ' ')"
+[ $gpu = 0 ] && jobs="$jobs scorecard"
+# shellcheck disable=SC2086
+set -- $jobs
+while [ $# -gt 0 ]; do
+    if [ $gpu = 1 ]; then grade_to "$1"; shift; continue; fi
+    for job in "$1" "${2:-}"; do
+        [ -n "$job" ] || continue
+        if [ "$job" = scorecard ]; then scorecard & else grade_to "$job" & fi
     done
+    wait
+    shift; [ $# -gt 0 ] && shift
+done
+
+# ---- the solution and the skeleton ---------------------------------------------
+
+graded sol
+sol_score=$(jq -r .score "$TMP/r.json")
+expect_eq "solution: builds" "$(status_of builds)" pass
+if [ $gpu = 0 ]; then
+    expect_eq "solution without a GPU: exit status" "$rc" 3
+    expect_eq "solution without a GPU: the GPU tests" "$(gpu_statuses)" skipped
+    expect_eq "solution without a GPU: score" "$(jq -r .score "$TMP/r.json")" 2
+    expect_match "solution without a GPU: why" "$(jq -r '.tests[1].message' "$TMP/r.json")" \
+        "it needs a GPU, and the tests found none they can use: no GPU"
+    out=$(cat "$TMP/scorecard.txt")
+    expect_match "scorecard: SKIP lines" "$out" "SKIP  gemm_wgmma"
+    expect_match "scorecard: the summary" "$out" "29 of 30 tests SKIPPED, not passed"
+    expect_match "scorecard: why, once" "$(printf '%s\n' "$out" | grep -c 'needs a GPU')" "^1$"
+else
+    expect_eq "solution on $(cat "$TMP/probe"): correctness tests that failed" \
+        "$(failed_correctness)" ""
 fi
+
+graded skel
+skel_score=$(jq -r .score "$TMP/r.json")
+expect_eq "skeleton: builds" "$(status_of builds)" pass
+if [ $gpu = 0 ]; then
+    expect_eq "skeleton without a GPU: exit status" "$rc" 3
+else
+    expect_eq "skeleton: score" "$(jq -r .score "$TMP/r.json")" 2
+fi
+
+# ---- refused at build time, GPU or not -----------------------------------------
+
+graded syntax
+expect_eq "syntax error: exit status" "$rc" 1
+expect_eq "syntax error: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
+expect_eq "syntax error: every test" "$(jq -r '[.tests[].status] | unique | join(" ")' \
+    "$TMP/r.json")" not_run
+expect_match "syntax error: nvcc's message" "$(jq -r .build_log "$TMP/r.json")" \
+    "kernels.cu\(.*\): error"
+
+graded global
+expect_eq "a global kernel: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
+expect_match "a global kernel: named" "$(jq -r .build_log "$TMP/r.json")" \
+    "gemm.cu: defines _Z12stray_kernelPf, a global name: only lab5_\* functions"
+
+graded interpose
+expect_eq "a library's name: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
+expect_match "a library's name: named" "$(jq -r .build_log "$TMP/r.json")" \
+    "kernels.cu: defines _ZSt17__throw_bad_allocv, a name that a library the program is linked with exports"
+
+graded ctor
+expect_eq "a constructor: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
+expect_match "a constructor: named" "$(jq -r .build_log "$TMP/r.json")" \
+    "kernels.cu: has an object with a constructor or destructor at file scope"
+
+graded fopen
+expect_eq "fopen: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
+expect_match "fopen: named" "$(jq -r .build_log "$TMP/r.json")" "kernels.cu: uses fopen"
+
+graded cpu
+expect_eq "the course library: build_ok" "$(jq -r .build_ok "$TMP/r.json")" false
+expect_match "the course library: named" "$(jq -r .build_log "$TMP/r.json")" \
+    "kernels.cu: uses stats_amax, which lab5 does not allow"
+
+# ---- the mutants ------------------------------------------------------------------
+
 while read -r name; do
     patch=tests/lab5/mutants/$name.patch
     want=$(sed -n 's/^expect-fail: *//p' "$patch" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
     want=${want% }
     may=$(sed -n 's/^may-fail: *//p' "$patch")
-    if [ $gpu = 0 ]; then cp "$TMP/m-$name.json" "$TMP/r.json"; else grade "$TMP/m-$name"; fi
+    graded "m-$name"
     echo "$name $(jq -r .score "$TMP/r.json")" >>"$TMP/mutant_scores"
     expect_eq "mutant $name: builds" "$(status_of builds)" pass
     if [ $gpu = 1 ]; then
