@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bits.h"
 #include "mx.h"
 
 static const char *const names[RECIPE_COUNT] = {
@@ -133,11 +134,40 @@ void recipe_free(lab6_recipe *r)
 
 typedef enum operand_kind { OP_ACT, OP_WEIGHT } operand_kind;
 
+/* out (cols x rows) = in (rows x cols) transposed, a square of 16 x 16 at a
+ * time: a row of the activations is 2048 floats here, and going down one in
+ * steps of 8 KiB misses the cache at every value. */
 static void transpose(const float *in, size_t rows, size_t cols, float *out)
 {
-    for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++)
-            out[j * rows + i] = in[i * cols + j];
+    enum { T = 16 };
+    for (size_t i0 = 0; i0 < rows; i0 += T)
+        for (size_t j0 = 0; j0 < cols; j0 += T) {
+            size_t i1 = i0 + T < rows ? i0 + T : rows, j1 = j0 + T < cols ? j0 + T : cols;
+            for (size_t j = j0; j < j1; j++)
+                for (size_t i = i0; i < i1; i++)
+                    out[j * rows + i] = in[i * cols + j];
+        }
+}
+
+/* What an MX block's shared scale s (E8M0) does: multiply by down before
+ * the cast, by up after; a NaN block (s = 0xFF) decodes to NaN. */
+typedef struct mx_powers {
+    float down[256], up[256], dec[256];
+} mx_powers;
+
+static const mx_powers *mx_table(void)
+{
+    static mx_powers p;
+    static bool done;
+    if (!done) {
+        for (int c = 0; c < 256; c++) {
+            p.down[c] = ldexpf(1.0f, 127 - c);
+            p.up[c] = c == 0xFF ? NAN : ldexpf(1.0f, c - 127);
+            p.dec[c] = fp8_decode((uint8_t)c, FP8_E4M3);
+        }
+        done = true;
+    }
+    return &p;
 }
 
 /* mx_quantize then mx_dequantize (common/mx.h: E4M3, blocks of 32 along the
@@ -145,28 +175,79 @@ static void transpose(const float *in, size_t rows, size_t cols, float *out)
  * a product by the power of two 2^(127 - s) rounds as ldexpf does. */
 static void mx_round(const float *in, size_t rows, size_t cols, float *out)
 {
-    float dec[256], v[32];
+    const mx_powers *p = mx_table();
+    float v[32];
     uint8_t codes[32];
-    for (int c = 0; c < 256; c++)
-        dec[c] = fp8_decode((uint8_t)c, FP8_E4M3);
     for (size_t i = 0; i < rows; i++)
         for (size_t j0 = 0; j0 < cols; j0 += 32) {
             const float *x = in + i * cols + j0;
             float *y = out + i * cols + j0;
             size_t n = cols - j0 < 32 ? cols - j0 : 32;
             uint8_t s = mx_shared_scale(mx_block_amax(x, n), FP8_E4M3, MX_SCALE_CEIL);
-            if (s == 0xFF) {
-                for (size_t j = 0; j < n; j++)
-                    y[j] = NAN;
-                continue;
-            }
-            float down = ldexpf(1.0f, 127 - (int)s), up = ldexpf(1.0f, (int)s - 127);
             for (size_t j = 0; j < n; j++)
-                v[j] = x[j] * down;
+                v[j] = x[j] * p->down[s];
             fp8_encode_array(v, codes, n, FP8_E4M3, true);
             for (size_t j = 0; j < n; j++)
-                y[j] = dec[codes[j]] * up;
+                y[j] = p->dec[codes[j]] * p->up[s];
         }
+}
+
+/* t[j] = the larger of t[j] and |x[j]|'s bits, j < n: a magnitude's bits
+ * order as its value (as a signed int too), and a NaN's are above
+ * infinity's (0x7F800000). In runs of 32, which the compiler turns into
+ * vector code at -O2. */
+static void max_bits(const float *restrict x, int32_t *restrict t, size_t n)
+{
+    size_t j = 0;
+    for (; j + 32 <= n; j += 32)
+        for (size_t k = j; k < j + 32; k++) {
+            int32_t u = (int32_t)(f32_bits(x[k]) & 0x7FFFFFFFu);
+            t[k] = u > t[k] ? u : t[k];
+        }
+    for (; j < n; j++) {
+        int32_t u = (int32_t)(f32_bits(x[j]) & 0x7FFFFFFFu);
+        t[j] = u > t[j] ? u : t[j];
+    }
+}
+
+/* The same rounding with the blocks of 32 down the columns (the operand of
+ * a product whose inner dimension runs down them): what transposing,
+ * mx_round and transposing back give, a band of 32 rows at a time, each
+ * column's amax as mx_block_amax finds it. */
+static void mx_round_cols(const float *in, size_t rows, size_t cols, float *out)
+{
+    const mx_powers *p = mx_table();
+    int32_t *top = malloc(cols * sizeof *top);
+    float *down = malloc(cols * sizeof *down), *up = malloc(cols * sizeof *up);
+    float *v = malloc(cols * sizeof *v);
+    uint8_t *codes = malloc(cols);
+    if (!top || !down || !up || !v || !codes)
+        abort();
+    for (size_t i0 = 0; i0 < rows; i0 += 32) {
+        size_t i1 = rows - i0 < 32 ? rows : i0 + 32;
+        memset(top, 0, cols * sizeof *top);
+        for (size_t i = i0; i < i1; i++)
+            max_bits(in + i * cols, top, cols);
+        for (size_t j = 0; j < cols; j++) {
+            float amax = top[j] > 0x7F800000 ? NAN : f32_from_bits((uint32_t)top[j]);
+            uint8_t s = mx_shared_scale(amax, FP8_E4M3, MX_SCALE_CEIL);
+            down[j] = p->down[s];
+            up[j] = p->up[s];
+        }
+        for (size_t i = i0; i < i1; i++) {
+            const float *x = in + i * cols;
+            for (size_t j = 0; j < cols; j++)
+                v[j] = x[j] * down[j];
+            fp8_encode_array(v, codes, cols, FP8_E4M3, true);
+            for (size_t j = 0; j < cols; j++)
+                out[i * cols + j] = p->dec[codes[j]] * up[j];
+        }
+    }
+    free(top);
+    free(down);
+    free(up);
+    free(v);
+    free(codes);
 }
 
 /* out = the recipe's rounding of in (rows x cols, grouped along its rows),
@@ -186,10 +267,11 @@ static void round_operand(lab6_recipe *r, lab6_recipe_kind kind, operand_kind op
         else
             lab6_quantize_tiles(in, rows, cols, r->codes, sinv);
         for (size_t i = 0; i < rows; i++)
-            for (size_t j = 0; j < cols; j++) {
-                size_t g = op == OP_WEIGHT ? (i / LAB6_TILE) * nt + j / LAB6_TILE
-                                           : i * nt + j / LAB6_TILE;
-                out[i * cols + j] = dec[r->codes[i * cols + j]] * sinv[g];
+            for (size_t t = 0; t < nt; t++) {
+                float s = sinv[(op == OP_WEIGHT ? i / LAB6_TILE : i) * nt + t];
+                size_t j1 = (t + 1) * LAB6_TILE < cols ? (t + 1) * LAB6_TILE : cols;
+                for (size_t j = t * LAB6_TILE; j < j1; j++)
+                    out[i * cols + j] = dec[r->codes[i * cols + j]] * s;
             }
     } else if (kind == RECIPE_MXFP8) {
         mx_round(in, rows, cols, out);
@@ -241,23 +323,27 @@ static void r_backward(void *ctx, int id, const float *dy, const float *x, const
         lab6_fp8_backward(&r->linear[id], dy, dx, dw, M, N, K);
         return;
     }
-    float *a = r->buf, *b = r->buf + r->buf_len, *c = r->buf + 2 * r->buf_len;
-    bool grouped = kind == RECIPE_FP8_BLOCKWISE || kind == RECIPE_MXFP8;
+    float *a = r->buf, *b = r->buf + r->buf_len;
+    bool grouped = kind == RECIPE_FP8_BLOCKWISE;
     /* dgrad, dx = dy W: the inner dimension is N, along dy's rows and W's
      * columns (a 128 x 128 block is the same either way; an MX block of W
      * runs down its column) */
     round_operand(r, kind, OP_ACT, dy, M, N, a);
-    if (kind == RECIPE_MXFP8) {
-        transpose(w, N, K, c);
-        round_operand(r, kind, OP_ACT, c, K, N, c);
-        transpose(c, K, N, b);
-    } else {
+    if (kind == RECIPE_MXFP8)
+        mx_round_cols(w, N, K, b);
+    else
         round_operand(r, kind, OP_WEIGHT, w, N, K, b);
-    }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)K, (int)N, 1.0f, a, (int)N,
                 b, (int)K, 0.0f, dx, (int)K);
-    /* wgrad, dw = dy^T x: the inner dimension is M, down the columns of both */
-    if (grouped) {
+    /* wgrad, dw = dy^T x: the inner dimension is M, down the columns of both
+     * (DeepSeek's 1 x 128 tiles through the student's lab6_quantize_tiles on
+     * the transposes, MX's blocks in place) */
+    if (kind == RECIPE_MXFP8) {
+        mx_round_cols(dy, M, N, a);
+        mx_round_cols(x, M, K, b);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)K, (int)M, 1.0f, a,
+                    (int)N, b, (int)K, 0.0f, dw, (int)K);
+    } else if (grouped) {
         transpose(dy, M, N, a);
         round_operand(r, kind, OP_ACT, a, N, M, a);
         transpose(x, M, K, b);

@@ -91,6 +91,29 @@ START_TEST(block_amax)
     ck_assert(isnan(mx_block_amax(b, 3)));
     ck_assert(stats_equal_exact(INFINITY, mx_block_amax(c, 2)));
     ck_assert(stats_equal_exact(0.0f, mx_block_amax(a, 0)));
+    /* a block of 32 and one of 13 (whole runs of 4, then a tail): the
+     * largest magnitude, or a NaN, at each place in turn, against a plain
+     * loop over the values */
+    for (size_t n = 13; n <= 32; n += 19)
+        for (size_t at = 0; at < n; at++) {
+            float x[32];
+            for (size_t i = 0; i < n; i++)
+                x[i] = (i % 3 == 0 ? -1.0f : 1.0f) * ldexpf(1.0f + (float)i / 64, (int)i % 7 - 3);
+            x[at] = at % 2 ? -1e30f : 0x1p-149f * (float)(at + 1); /* largest, or tiny */
+            float want = 0.0f;
+            for (size_t i = 0; i < n; i++)
+                want = fabsf(x[i]) > want ? fabsf(x[i]) : want;
+            ck_assert_msg(stats_equal_exact(want, mx_block_amax(x, n)), "n %zu, at %zu: %a, want %a",
+                          n, at, (double)mx_block_amax(x, n), (double)want);
+            x[at] = -NAN;
+            ck_assert_msg(isnan(mx_block_amax(x, n)), "n %zu, NaN at %zu", n, at);
+            x[at] = -INFINITY;
+            ck_assert(stats_equal_exact(INFINITY, mx_block_amax(x, n)));
+            x[at] = -0.0f;
+            for (size_t i = 0; i < n; i++)
+                x[i] = -0.0f;
+            ck_assert(f32_bits(mx_block_amax(x, n)) == 0); /* +0, not -0 */
+        }
 }
 END_TEST
 
