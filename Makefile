@@ -35,7 +35,10 @@ CFLAGS   ?=
 CXXFLAGS ?=
 LDFLAGS  ?=
 ALL_CPPFLAGS := -Icommon -D_DEFAULT_SOURCE $(CPPFLAGS)
-ALL_CFLAGS   := -std=c11 $(OPT) $(WARN) $(CFLAGS)
+# -ffp-contract=off: a * b + c is two roundings, as the handouts' orders of
+# operations say, whatever the compiler (GCC has it so in ISO C modes
+# already; clang would fuse it where the CPU has FMA).
+ALL_CFLAGS   := -std=c11 -ffp-contract=off $(OPT) $(WARN) $(CFLAGS)
 ALL_CXXFLAGS := -std=c++17 $(OPT) $(WARN) $(CXXFLAGS)
 
 # make SANITIZE=1 test: everything under AddressSanitizer and UBSan, in its own tree.
@@ -183,7 +186,7 @@ GOLDEN_LABS := $(patsubst grading/%/goldens.c,%,$(wildcard grading/lab*/goldens.
 
 # The grader compiles each submission itself, with these (an include nested
 # deeper than 32 is an error early enough for the report to show it).
-GRADE_CFLAGS = -std=c11 $(OPT) -D_DEFAULT_SOURCE $(BLAS_CFLAGS) -Wall -Wextra -fmax-include-depth=32 \
+GRADE_CFLAGS = -std=c11 -ffp-contract=off $(OPT) -D_DEFAULT_SOURCE $(BLAS_CFLAGS) -Wall -Wextra -fmax-include-depth=32 \
                $(SANFLAGS)
 GRADE_LDLIBS = $(CHECK_LIBS) $(LIB_LIBS)
 

@@ -33,7 +33,7 @@
 #define GRADER_CC "cc"
 #endif
 #ifndef GRADER_CFLAGS
-#define GRADER_CFLAGS "-std=c11 -O2 -g -D_DEFAULT_SOURCE -Wall -Wextra"
+#define GRADER_CFLAGS "-std=c11 -ffp-contract=off -O2 -g -D_DEFAULT_SOURCE -Wall -Wextra"
 #endif
 #ifndef GRADER_CHECK_CFLAGS
 #define GRADER_CHECK_CFLAGS GRADER_CFLAGS

@@ -23,6 +23,7 @@
  */
 #include "lab6.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>

@@ -58,12 +58,13 @@ typedef struct lab6_fp8_linear {
 } lab6_fp8_linear;
 
 /*
- * The cast of n values of x with s (see above for the scale): codes[i] =
- * fp8_encode(x[i] * scale, s->fmt, true). Records amax(|x|) (NaN ignored)
- * with delayed_record in both modes. Returns the scale_inv it used.
- * Counts in *saturated the x[i] with |x[i] * scale| above the format's
- * largest finite value, and in *flushed the nonzero x[i] whose code is a
- * zero (either may be NULL).
+ * The cast of n values of x with s (see above for the scale; s->margin is
+ * not used by current scaling): codes[i] = fp8_encode(x[i] * scale,
+ * s->fmt, true). Records amax(|x|) (NaN ignored) with delayed_record in
+ * both modes. Returns the scale_inv it used. Counts in *saturated the x[i]
+ * with |x[i] * scale| above the format's largest finite value (an infinity
+ * among them), and in *flushed the nonzero x[i] whose code is a zero (a
+ * NaN is not: its code is 0x7F); either may be NULL.
  */
 float lab6_fp8_cast(delayed_scaler *s, int current, const float *x, size_t n, uint8_t *codes,
                     size_t *saturated, size_t *flushed);
@@ -74,8 +75,9 @@ float lab6_fp8_cast(delayed_scaler *s, int current, const float *x, size_t n, ui
  * then
  *     y[m][n] = (sum_k dec(xq[m][k]) dec(wq[n][k])) * (sinv_x * sinv_w)
  * with dec = fp8_decode, the sum in FP32 (through cblas_sgemm: any order),
- * sinv_x * sinv_w one float product. Fills L->n_cast, n_saturated,
- * n_flushed for x (index 0) and W (1).
+ * sinv_x * sinv_w one float product, applied after the sum or as
+ * cblas_sgemm's alpha. Fills L->n_cast, n_saturated, n_flushed for x
+ * (index 0) and W (1).
  */
 void lab6_fp8_forward(lab6_fp8_linear *L, const float *x, const float *w, float *y, size_t M,
                       size_t N, size_t K);
@@ -193,7 +195,8 @@ void lab6_quantize_blocks(const float *w, size_t rows, size_t cols, uint8_t *cod
  *       acc += part * (x_scale_inv[m][t] * w_scale_inv[n / 128][t])
  *     y[m * N + n] = acc
  * where decode is fp8_decode(code, FP8_E4M3) and each * and + a float
- * operation (no fused multiply-add).
+ * operation (no fused multiply-add: no fmaf, and the course compiles with
+ * -ffp-contract=off, so the compiler does not fuse a * b + c itself).
  */
 void lab6_gemm_tiles(const uint8_t *xcodes, const float *x_scale_inv, const uint8_t *wcodes,
                      const float *w_scale_inv, float *y, size_t M, size_t N, size_t K);

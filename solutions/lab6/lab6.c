@@ -201,16 +201,29 @@ float lab6_tile_scale(float amax)
     return scale_from_amax(amax, 448.0f);
 }
 
+/* The largest |x| of a group, a NaN ignored (it is never above). Four
+ * running maxima, so that each comparison need not wait for the last: the
+ * recipes (recipes.c) call this on every operand of every product. */
 static float amax_of(const float *x, size_t rows, size_t cols, size_t stride)
 {
-    float m = 0.0f;
-    for (size_t r = 0; r < rows; r++)
-        for (size_t c = 0; c < cols; c++) {
-            float a = fabsf(x[r * stride + c]);
-            if (a > m)
-                m = a;
+    float m[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (size_t r = 0; r < rows; r++) {
+        const float *row = x + r * stride;
+        size_t c = 0;
+        for (; c + 4 <= cols; c += 4)
+            for (size_t k = 0; k < 4; k++) {
+                float a = fabsf(row[c + k]);
+                m[k] = a > m[k] ? a : m[k];
+            }
+        for (; c < cols; c++) {
+            float a = fabsf(row[c]);
+            m[0] = a > m[0] ? a : m[0];
         }
-    return m;
+    }
+    float top = m[0];
+    for (size_t k = 1; k < 4; k++)
+        top = m[k] > top ? m[k] : top;
+    return top;
 }
 
 /* Encodes a rows x cols group of x (row stride stride) with one scale; returns
