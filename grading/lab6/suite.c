@@ -1176,10 +1176,32 @@ static void check_mean(gr_mismatches *m, float x, int fmt, rng_state *rng)
         fp8_neighbours(fabsf(x), (fp8_format)fmt, &b, &a);
         lo = copysign(b, x), hi = copysign(a, x);
     }
+    /* the first AGAIN draws' bits and results, asked again at the end in
+     * the other order: a rounding is a function of x and r alone, and one
+     * that keeps a state of its own (error diffusion, say) may be unbiased
+     * without using r at all */
+    enum { AGAIN = 64 };
+    uint32_t rs[AGAIN];
+    double got[AGAIN];
     for (int i = 0; i < DRAWS; i++) {
         uint32_t r = rng_u32(rng);
-        sum += fmt < 0 ? (double)f32_from_bits((uint32_t)lab6_sr_bf16(x, r) << 16)
-                       : (double)fp8_decode(lab6_sr_fp8(x, (fp8_format)fmt, r), (fp8_format)fmt);
+        double v = fmt < 0 ? (double)f32_from_bits((uint32_t)lab6_sr_bf16(x, r) << 16)
+                           : (double)fp8_decode(lab6_sr_fp8(x, (fp8_format)fmt, r), (fp8_format)fmt);
+        sum += v;
+        if (i < AGAIN)
+            rs[i] = r, got[i] = v;
+    }
+    for (int i = AGAIN - 1; i >= 0; i--) {
+        double v = fmt < 0 ? (double)f32_from_bits((uint32_t)lab6_sr_bf16(x, rs[i]) << 16)
+                           : (double)fp8_decode(lab6_sr_fp8(x, (fp8_format)fmt, rs[i]),
+                                                (fp8_format)fmt);
+        if (v != got[i]) {
+            gr_expect(m, 0,
+                      "%s of %s with r = 0x%08X gave %.9g, and %.9g when asked again with the "
+                      "same r later: the result must depend on x and r alone",
+                      fmt < 0 ? "lab6_sr_bf16" : "lab6_sr_fp8", gr_f32(x), rs[i], got[i], v);
+            break;
+        }
     }
     double mean = sum / DRAWS, gap = fabs(hi - lo), p = fabs(x - lo) / gap;
     double sd = gap * sqrt(p * (1.0 - p) / DRAWS);
