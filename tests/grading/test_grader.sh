@@ -194,6 +194,24 @@ else
     bad "--keep: no subject in '$stage', or no judge at $judge"
 fi
 
+# What a lab forbids from the course's library is not in its subject at all
+# (each library function in a section of its own, the link dropping those
+# nothing calls): lab6's stochastic rounding and 16-bit conversions, which a
+# submission could otherwise reach by an offset from an allowed function's
+# address. The allowed fp8_encode is there, so the check can fail.
+"$GRADER" lab6 --solution --keep --test tile_scale >/dev/null 2>"$TMP/keep6.err"
+stage=$(sed -n 's/^grader: the pristine tree is kept in //p' "$TMP/keep6.err")
+if [ -x "$stage/subject" ] && command -v nm >/dev/null 2>&1; then
+    nm "$stage/subject" | awk '{ print $NF }' | LC_ALL=C sort -u >"$TMP/keep6.syms"
+    expect_eq "lab6's subject: fp8_encode in it" "$(grep -cx fp8_encode "$TMP/keep6.syms")" 1
+    expect_eq "lab6's subject: no forbidden library function in it" \
+        "$(grep -E '^(fp8_encode_stochastic|fp8_encode_array_stochastic|fp16_.*|bf16_.*)$' \
+            "$TMP/keep6.syms" | tr '\n' ' ')" ""
+    rm -rf "$stage"
+else
+    bad "--keep (lab6): no subject in '$stage', or no nm"
+fi
+
 # The judge short of processes for a moment (FP8LAB_TEST_JUDGE_SHORT=N:
 # its first N forks fail with EAGAIN) waits and tries again; short for good,
 # it is the grader's error (exit 2), retried, never the student's lost point.
