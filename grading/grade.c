@@ -192,9 +192,22 @@ static char *explain(const gr_options *o, const grader_test *t, const char *chec
             return gr_asprintf("output flood: printed more than %ld MiB (the limit per "
                              "test) and was stopped",
                              GR_OUTPUT_LIMIT >> 20);
-        return gr_asprintf("crashed: signal %d (%s) in the code under test; memory is "
-                         "limited to %ld MiB, so a huge malloc returns NULL",
-                         sig, strsignal(sig), o->lab->mem_limit_mib);
+        if (sig == SIGSEGV || sig == SIGBUS)
+            return gr_asprintf("crashed: signal %d (%s) in the code under test: a pointer "
+                             "past an array's end, or a NULL one; memory is limited to %ld "
+                             "MiB, so a huge malloc returns NULL",
+                             sig, strsignal(sig), o->lab->mem_limit_mib);
+        if (sig == SIGABRT)
+            return gr_asprintf("crashed: signal %d (%s) in the code under test: abort(), a "
+                             "failed assert, or the C library stopping it (a double free, a "
+                             "heap written past a block's end)",
+                             sig, strsignal(sig));
+        if (sig == SIGFPE)
+            return gr_asprintf("crashed: signal %d (%s) in the code under test: an integer "
+                             "division by zero (a float one gives inf or NaN, not this)",
+                             sig, strsignal(sig));
+        return gr_asprintf("crashed: signal %d (%s) in the code under test", sig,
+                           strsignal(sig));
     }
     int code;
     if (sscanf(check_msg, "Early exit with return value %d", &code) == 1)

@@ -115,10 +115,10 @@ graded() {
     expect_match "$1: message" "$(message_of "$1" "${3%% *}")" "$4"
 }
 limits="limits rel_error_bound"
-graded segfault 85 "$limits" "crashed|exited early"
-graded abort 85 "$limits" "crashed|exited early"
+graded segfault 85 "$limits" "^crashed: signal 11 .*a NULL one; memory is limited"
+graded abort 85 "$limits" "^crashed: signal 6 .*abort\(\), a failed assert"
 graded loop 85 "$limits" "^timed out"
-graded bigalloc 85 "$limits" "crashed|exited early"
+graded bigalloc 85 "$limits" "^crashed: signal 11 .*a huge malloc returns NULL"
 graded flood 85 "$limits" "^output flood"
 graded stderr_flood 85 "$limits" "^output flood"
 # The subject's exit status decides nothing (DESIGN.md, subject and judge).
