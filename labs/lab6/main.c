@@ -84,9 +84,12 @@ static const char ABOUT[] =
     "  --steps N       training steps per recipe (default 300)\n"
     "  --recipes LIST  comma-separated recipes (default all)\n"
     "  --fp8-head      the LM head's products in FP8 too\n"
-    "  --fp8-also LIST FP8 (E4M3, a current scale per tensor) outside the linear\n"
-    "                  layers too, in every recipe: any of embed, norm, qk,\n"
-    "                  softmax, pv, attention (qk, softmax and pv), head, all\n"
+    "  --fp8-also LIST FP8 (E4M3, gradients E5M2, a current scale per tensor)\n"
+    "                  outside the linear layers too, in every recipe: any of\n"
+    "                  embed, norm, qk, softmax, pv (qk and pv: the product's\n"
+    "                  operands and its gradient; qk-grad, pv-grad: the\n"
+    "                  gradient alone), attention (qk, softmax and pv), head,\n"
+    "                  all\n"
     "  --text FILE     the text (default " DEFAULT_TEXT ")\n"
     "  --seed S        the weights', batches' and samples' seed (default 1)\n"
     "  --lr LR         AdamW's peak learning rate (default 3e-3)\n"
@@ -94,7 +97,8 @@ static const char ABOUT[] =
 
 /* The sites outside the linear layers, by --fp8-also's names (model.h's
  * gpt_site order). */
-static const char *const SITE_NAMES[GPT_SITES] = {"embed", "norm", "qk", "softmax", "pv"};
+static const char *const SITE_NAMES[GPT_SITES] = {"embed", "norm",    "qk",     "softmax",
+                                                   "pv",    "qk-grad", "pv-grad"};
 
 /* --fp8-also LIST into o->fp8_sites (and o->fp8_head for head). Returns 0,
  * or -1 with a message on stderr. */
@@ -107,17 +111,22 @@ static int parse_sites(const char *list, options *o)
         for (int i = 0; i < GPT_SITES; i++)
             if (strcmp(w, SITE_NAMES[i]) == 0)
                 k = i;
-        if (k >= 0)
+        /* a product in FP8 is its backward too: qk and pv take their
+         * gradients' sites with them */
+        if (k == GPT_SITE_QK || k == GPT_SITE_PV)
+            o->fp8_sites |= 1u << k | 1u << (k == GPT_SITE_QK ? GPT_SITE_QK_GRAD : GPT_SITE_PV_GRAD);
+        else if (k >= 0)
             o->fp8_sites |= 1u << k;
         else if (strcmp(w, "attention") == 0)
-            o->fp8_sites |= 1u << GPT_SITE_QK | 1u << GPT_SITE_SOFTMAX | 1u << GPT_SITE_PV;
+            o->fp8_sites |= 1u << GPT_SITE_QK | 1u << GPT_SITE_SOFTMAX | 1u << GPT_SITE_PV |
+                            1u << GPT_SITE_QK_GRAD | 1u << GPT_SITE_PV_GRAD;
         else if (strcmp(w, "head") == 0)
             o->fp8_head = true;
         else if (strcmp(w, "all") == 0)
             o->fp8_sites = (1u << GPT_SITES) - 1u, o->fp8_head = true;
         else {
             fprintf(stderr, "lab6: --fp8-also: no place named '%s' (embed, norm, qk, softmax, pv, "
-                    "attention, head, all)\n", w);
+                    "qk-grad, pv-grad, attention, head, all)\n", w);
             return -1;
         }
     }
@@ -710,8 +719,8 @@ int main(int argc, char **argv)
            text.n_train, text.n - text.n_train, o.steps, BATCH, SEQ,
            o.fp8_head ? "FP8 too" : "the recipe's higher precision");
     if (o.fp8_sites) {
-        printf("      FP8 outside the linear layers too (E4M3, one current scale per tensor, "
-               "every recipe):");
+        printf("      FP8 outside the linear layers too (E4M3, gradients E5M2, one current scale "
+               "per tensor, every recipe):");
         for (int i = 0; i < GPT_SITES; i++)
             if (o.fp8_sites >> i & 1u)
                 printf(" %s", SITE_NAMES[i]);

@@ -131,7 +131,7 @@ typedef struct grads_scratch {
 
 static size_t scratch_floats(const dims *d, size_t T)
 {
-    return T * (4 * d->D + d->Qd + 3 * d->F + d->V) + d->C * d->C;
+    return T * (4 * d->D + d->Qd + 3 * d->F + d->V) + T * d->H * d->C;
 }
 
 static grads_scratch scratch_at(const gpt_model *m)
@@ -404,33 +404,35 @@ static void attention_forward(const gpt_model *m, const block_acts *a, size_t la
         }
 }
 
-/* datt -> dqkv (written; q, k still turned) */
-static void attention_backward(const gpt_model *m, const block_acts *a, const float *datt,
-                               float *dqkv, float *dS, size_t batch, size_t seq)
+/* datt -> dqkv (written; q, k still turned), in two phases of every head
+ * at once: dP = dO v^T, dv and softmax's backward into dS (a seq x seq
+ * square per head); then dq and dk. So each gradient the two products take
+ * is whole where a site rounds it: dO (datt, rounded in place) first, dS
+ * between the phases. */
+static void attention_backward(const gpt_model *m, const block_acts *a, float *datt, float *dqkv,
+                               float *dS, size_t layer, size_t batch, size_t seq)
 {
     dims d = dims_of(&m->cfg);
     float scale = 1.0f / sqrtf((float)d.hd);
-    size_t group = d.H / d.KV;
-    memset(dqkv, 0, batch * seq * d.Qd * sizeof(float));
+    size_t group = d.H / d.KV, T = batch * seq;
+    memset(dqkv, 0, T * d.Qd * sizeof(float));
+    round_at(m, GPT_SITE_PV_GRAD, layer, datt, T, d.D, d.D);
     for (size_t b = 0; b < batch; b++)
         for (size_t h = 0; h < d.H; h++) {
             size_t base = b * seq * d.Qd;
-            const float *q = a->qkv + base + h * d.hd;
-            const float *k = a->qkv + base + (d.H + h / group) * d.hd;
-            const float *v = k + d.KV * d.hd;
-            float *dq = dqkv + base + h * d.hd;
-            float *dk = dqkv + base + (d.H + h / group) * d.hd;
-            float *dv = dk + d.KV * d.hd;
+            const float *v = a->qkv + base + (d.H + d.KV + h / group) * d.hd;
+            float *dv = dqkv + base + (d.H + d.KV + h / group) * d.hd;
             const float *P = a->P + (b * d.H + h) * seq * seq;
             const float *dout = datt + b * seq * d.D + h * d.hd;
+            float *dSh = dS + (b * d.H + h) * seq * seq;
             /* dP = dout v^T; dv += P^T dout */
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)seq, (int)seq, (int)d.hd,
-                        1.0f, dout, (int)d.D, v, (int)d.Qd, 0.0f, dS, (int)seq);
+                        1.0f, dout, (int)d.D, v, (int)d.Qd, 0.0f, dSh, (int)seq);
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)seq, (int)d.hd, (int)seq,
                         1.0f, P, (int)seq, dout, (int)d.D, 1.0f, dv, (int)d.Qd);
             /* dS = P * (dP - rowsum(dP * P)) */
             for (size_t t = 0; t < seq; t++) {
-                float *row = dS + t * seq;
+                float *row = dSh + t * seq;
                 const float *prow = P + t * seq;
                 float dot = 0.0f;
                 for (size_t s = 0; s <= t; s++)
@@ -440,11 +442,21 @@ static void attention_backward(const gpt_model *m, const block_acts *a, const fl
                 for (size_t s = t + 1; s < seq; s++)
                     row[s] = 0.0f;
             }
+        }
+    round_at(m, GPT_SITE_QK_GRAD, layer, dS, batch * d.H * seq, seq, seq);
+    for (size_t b = 0; b < batch; b++)
+        for (size_t h = 0; h < d.H; h++) {
+            size_t base = b * seq * d.Qd;
+            const float *q = a->qkv + base + h * d.hd;
+            const float *k = a->qkv + base + (d.H + h / group) * d.hd;
+            float *dq = dqkv + base + h * d.hd;
+            float *dk = dqkv + base + (d.H + h / group) * d.hd;
+            const float *dSh = dS + (b * d.H + h) * seq * seq;
             /* dq = scale dS k; dk += scale dS^T q */
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)seq, (int)d.hd, (int)seq,
-                        scale, dS, (int)seq, k, (int)d.Qd, 0.0f, dq, (int)d.Qd);
+                        scale, dSh, (int)seq, k, (int)d.Qd, 0.0f, dq, (int)d.Qd);
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)seq, (int)d.hd, (int)seq,
-                        scale, dS, (int)seq, q, (int)d.Qd, 1.0f, dk, (int)d.Qd);
+                        scale, dSh, (int)seq, q, (int)d.Qd, 1.0f, dk, (int)d.Qd);
         }
 }
 
@@ -585,7 +597,7 @@ void gpt_backward(gpt_model *m)
         /* attention: dres holds d(res_mid) */
         m->gemms.backward(m->gemms.ctx, id + GPT_O, s.dres, a.att, tensor_of(m, l, 2)->w, s.datt,
                           tensor_of(m, l, 2)->g, T, d.D, d.D);
-        attention_backward(m, &a, s.datt, s.dqkv, s.dS, batch, seq);
+        attention_backward(m, &a, s.datt, s.dqkv, s.dS, l, batch, seq);
         rope_apply(m, s.dqkv, batch, seq, d.Qd, 0, d.H + d.KV, -1.0f);
         m->gemms.backward(m->gemms.ctx, id + GPT_QKV, s.dqkv, a.h1, tensor_of(m, l, 1)->w, s.dh,
                           tensor_of(m, l, 1)->g, T, d.Qd, d.D);

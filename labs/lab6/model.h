@@ -89,12 +89,18 @@ gpt_gemms gpt_gemms_fp32(void);
  *                     of every head at once (the masked ones 0)
  *   GPT_SITE_PV       attention's second product's operands: the
  *                     probabilities of every head, and v (two tensors)
- * Forward only: the values rounded are those the backward pass then uses
- * (the saved q, k, v and probabilities), and the gradient goes through each
- * rounding as if it were not there (straight through); at GPT_SITE_NORM
- * the norm's backward uses the input before its rounding. */
+ *   GPT_SITE_QK_GRAD  the first product's gradient, dS (softmax's backward,
+ *                     every head at once), before dq = dS k, dk = dS^T q
+ *   GPT_SITE_PV_GRAD  the second product's gradient, dO (the gradient of
+ *                     attention's output, every head), before dP = dO v^T
+ *                     and dv = P^T dO
+ * The forward's values rounded are those the backward pass then uses (the
+ * saved q, k, v and probabilities), as an FP8 product's backward
+ * multiplies the operands its forward cast; a gradient goes through each
+ * forward rounding as if it were not there (straight through). At
+ * GPT_SITE_NORM the norm's backward uses the input before its rounding. */
 typedef enum gpt_site { GPT_SITE_EMBED, GPT_SITE_NORM, GPT_SITE_QK, GPT_SITE_SOFTMAX, GPT_SITE_PV,
-                        GPT_SITES } gpt_site;
+                        GPT_SITE_QK_GRAD, GPT_SITE_PV_GRAD, GPT_SITES } gpt_site;
 
 /* Rounds, in place, one tensor of rows x cols floats whose rows are stride
  * floats apart, at site in block layer (n_layer for the final norm). A

@@ -405,9 +405,10 @@ float recipe_step(lab6_recipe *r, gpt_adamw *o, gpt_model *m)
 
 /* ---- FP8 outside the linear layers ------------------------------------------------ */
 
-/* One tensor at a site, rows x cols values stride apart: gathered, cast to
- * E4M3 with its own current scale by lab6_fp8_cast, decoded, scaled back
- * and put where it was. */
+/* One tensor at a site, rows x cols values stride apart: gathered, cast
+ * with its own current scale by lab6_fp8_cast (E4M3; a gradient, at the
+ * _GRAD sites, E5M2, as HYBRID has it), decoded, scaled back and put where
+ * it was. */
 static void site_round(void *ctx, gpt_site site, int layer, float *x, size_t rows, size_t cols,
                        size_t stride)
 {
@@ -427,13 +428,14 @@ static void site_round(void *ctx, gpt_site site, int layer, float *x, size_t row
     }
     for (size_t i = 0; i < rows; i++)
         memcpy(r->site_buf + i * cols, x + i * stride, cols * sizeof(float));
+    fp8_format fmt = site == GPT_SITE_QK_GRAD || site == GPT_SITE_PV_GRAD ? FP8_E5M2 : FP8_E4M3;
     delayed_scaler s;
-    delayed_init(&s, FP8_E4M3, false, 1, 0);
+    delayed_init(&s, fmt, false, 1, 0);
     size_t flushed = 0;
     float sinv = lab6_fp8_cast(&s, 1, r->site_buf, n, r->site_codes, NULL, &flushed);
     float dec[256];
     for (int c = 0; c < 256; c++)
-        dec[c] = fp8_decode((uint8_t)c, FP8_E4M3);
+        dec[c] = fp8_decode((uint8_t)c, fmt);
     for (size_t i = 0; i < rows; i++)
         for (size_t j = 0; j < cols; j++)
             x[i * stride + j] = dec[r->site_codes[i * cols + j]] * sinv;

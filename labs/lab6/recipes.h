@@ -38,8 +38,9 @@
  * Outside the linear layers everything stays FP32 (the BF16 recipes
  * included), as Transformer Engine leaves it, unless fp8_sites (a bit per
  * model.h's gpt_site) puts some of it in FP8: each tensor at such a site is
- * cast to E4M3 with one current scale for the whole tensor (your
- * lab6_fp8_cast) and decoded back, in the forward pass (recipe_rounding).
+ * cast to E4M3 (a gradient, at the _GRAD sites, to E5M2) with one current
+ * scale for the whole tensor (your lab6_fp8_cast) and decoded back
+ * (recipe_rounding).
  */
 #ifndef LAB6_RECIPES_H
 #define LAB6_RECIPES_H

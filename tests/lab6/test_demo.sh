@@ -95,15 +95,16 @@ skel=$(OPENBLAS_NUM_THREADS=1 "$B/lab6/lab6" --steps 2 --sample 0 --recipes fp32
 printf '%s\n' "$skel" | grep -q '^fp8-delayed ' && ok || bad "skeleton demo: no table"
 
 # FP8 outside the linear layers (--fp8-also): named in the header, and a
-# row of flushed shares per recipe, one column per place
+# row of flushed shares per recipe, one column per place (pv is the
+# product's operands and its gradient, pv-grad)
 also=$(OPENBLAS_NUM_THREADS=1 "$demo" --steps 2 --sample 0 --recipes fp32,fp8-current \
     --fp8-also softmax,pv --no-preview -o "$TMP/also" 2>&1)
 [ $? = 0 ] && ok || bad "--fp8-also: exit status"
-printf '%s\n' "$also" | grep -q "FP8 outside the linear layers too .*: softmax pv$" && ok ||
-    bad "--fp8-also: the header does not name softmax and pv"
+printf '%s\n' "$also" | grep -q "FP8 outside the linear layers too .*: softmax pv pv-grad$" && ok ||
+    bad "--fp8-also: the header does not name softmax, pv and pv-grad"
 flushed=$(printf '%s\n' "$also" | awk '/share of the last step.s values cast to zero/ { on = 1; next }
     on && $1 == "fp8-current" { print NF - 1; exit }')
-[ "$flushed" = 2 ] && ok || bad "--fp8-also: fp8-current's flushed row has '$flushed' columns, want 2"
+[ "$flushed" = 3 ] && ok || bad "--fp8-also: fp8-current's flushed row has '$flushed' columns, want 3"
 err=$("$demo" --fp8-also softmax,attn 2>&1)
 [ $? = 2 ] && ok || bad "demo: an unknown --fp8-also place should exit 2"
 printf '%s' "$err" | grep -q "no place named 'attn'" && ok || bad "demo: --fp8-also attn: $err"

@@ -225,7 +225,8 @@ END_TEST
 /* A rounding that records its calls and, for `action`, changes the tensor:
  * 0 nothing; 1 doubles q and halves k (QK), halves P and doubles v (PV):
  * the products stay the same to the bit; 2 adds 0.5 to the scores (SOFTMAX):
- * softmax is the same but for rounding; 3 zeroes the embedding rows. */
+ * softmax is the same but for rounding; 3 zeroes the embedding rows; 4
+ * zeroes dS (QK_GRAD), 5 dO (PV_GRAD). */
 typedef struct call_log {
     int n, action;
     struct { gpt_site site; int layer; size_t rows, cols, stride; } c[64];
@@ -249,7 +250,9 @@ static void logging_round(void *ctx, gpt_site site, int layer, float *x, size_t 
             float *v = &x[i * stride + j];
             if (log->action == 2 && site == GPT_SITE_SOFTMAX)
                 *v += 0.5f;
-            else if (log->action == 3 && site == GPT_SITE_EMBED)
+            else if ((log->action == 3 && site == GPT_SITE_EMBED) ||
+                     (log->action == 4 && site == GPT_SITE_QK_GRAD) ||
+                     (log->action == 5 && site == GPT_SITE_PV_GRAD))
                 *v = 0.0f;
             else
                 *v *= f;
@@ -325,6 +328,47 @@ START_TEST(rounding_sites)
     expect_close("gradients with a rounding that changes nothing", g.m.grads, want_g,
                  g.m.n_params, 1e-5, 0.0);
     free(want_g);
+    /* backward: dO, then dS, of each block from the last */
+    ck_assert_int_eq(log.n, k + 2 * (int)L);
+    for (int l = (int)L - 1, i = k; l >= 0; l--, i += 2) {
+        ck_assert_msg(log.c[i].site == GPT_SITE_PV_GRAD && log.c[i].layer == l &&
+                          log.c[i].rows == n && log.c[i].cols == D && log.c[i].stride == D,
+                      "backward call %d: site %d layer %d, %zu x %zu stride %zu; expected dO "
+                      "(site %d) of layer %d", i - k, log.c[i].site, log.c[i].layer,
+                      log.c[i].rows, log.c[i].cols, log.c[i].stride, GPT_SITE_PV_GRAD, l);
+        ck_assert_msg(log.c[i + 1].site == GPT_SITE_QK_GRAD && log.c[i + 1].layer == l &&
+                          log.c[i + 1].rows == B * H * T && log.c[i + 1].cols == (size_t)T &&
+                          log.c[i + 1].stride == (size_t)T,
+                      "backward call %d: site %d layer %d, %zu x %zu stride %zu; expected dS "
+                      "(site %d) of layer %d", i + 1 - k, log.c[i + 1].site, log.c[i + 1].layer,
+                      log.c[i + 1].rows, log.c[i + 1].cols, log.c[i + 1].stride,
+                      GPT_SITE_QK_GRAD, l);
+    }
+    /* they are the products' gradients: with dS zero, q's and k's gradients
+     * are zero and v's are not; with dO zero, all three are (the QKV
+     * weight's gradient, rows q, k, then v, tells) */
+    for (int action = 4; action <= 5; action++) {
+        log = (call_log){.action = action};
+        gpt_forward(&g.m, g.tokens, g.targets, B, T);
+        gpt_backward(&g.m);
+        for (size_t l = 0; l < L; l++) {
+            char name[32];
+            snprintf(name, sizeof name, "layer%zu.w_qkv", l);
+            const gpt_tensor *w = NULL;
+            for (int t = 0; t < g.m.n_tensors; t++)
+                if (strcmp(g.m.tensors[t].name, name) == 0)
+                    w = &g.m.tensors[t];
+            ck_assert_msg(w != NULL && w->rows == Qd, "no tensor %s of %zu rows", name, Qd);
+            size_t qk = (H + KV) * hd * D, zero_qk = 0, zero_v = 0;
+            for (size_t i = 0; i < Qd * D; i++)
+                *(i < qk ? &zero_qk : &zero_v) += w->g[i] == 0.0f;
+            ck_assert_msg(zero_qk == qk, "%s: dS or dO zero, yet %zu of q's and k's %zu weight "
+                          "gradients are not", name, qk - zero_qk, qk);
+            ck_assert_msg(action == 5 ? zero_v == Qd * D - qk : zero_v < (Qd * D - qk) / 2,
+                          "%s: %s zero, and %zu of v's %zu weight gradients are zero", name,
+                          action == 5 ? "dO" : "dS", zero_v, Qd * D - qk);
+        }
+    }
     free(base);
     golden_free(&g);
 }

@@ -229,36 +229,43 @@ START_TEST(rounding_outside_linear)
     ck_assert_msg(gpt_init(&m, &c, 8, &rng, &err) == 0, "%s", err.msg);
     ck_assert(recipe_init(&r, RECIPE_FP32, false, &m, 1) == 0);
     ck_assert_msg(recipe_rounding(&r).round == NULL, "no site in FP8, yet a rounding");
-    r.fp8_sites = 1u << GPT_SITE_SOFTMAX;
-    gpt_rounding g = recipe_rounding(&r);
-    ck_assert(g.round != NULL);
-    enum { ROWS = 5, COLS = 7, STRIDE = 9 };
-    float x[ROWS * STRIDE], orig[ROWS * STRIDE];
-    for (int i = 0; i < ROWS * STRIDE; i++)
-        x[i] = ldexpf(rng_normal(&rng), (int)rng_below(&rng, 30) - 20);
-    x[3] = 1e-30f; /* flushed at any scale these amaxes give */
-    memcpy(orig, x, sizeof x);
-    g.round(g.ctx, GPT_SITE_PV, 0, x, ROWS, COLS, STRIDE);
-    ck_assert_msg(memcmp(x, orig, sizeof x) == 0, "a site not in fp8_sites was rounded");
-    g.round(g.ctx, GPT_SITE_SOFTMAX, 1, x, ROWS, COLS, STRIDE);
-    float amax = 0.0f;
-    for (int i = 0; i < ROWS; i++)
-        for (int j = 0; j < COLS; j++)
-            amax = fmaxf(amax, fabsf(orig[i * STRIDE + j]));
-    float scale = 448.0f / amax, inv = 1.0f / scale;
-    size_t flushed = 0;
-    for (int i = 0; i < ROWS; i++)
-        for (int j = 0; j < STRIDE; j++) {
-            float o = orig[i * STRIDE + j], got = x[i * STRIDE + j];
-            float want = j < COLS ? fp8_decode(fp8_encode(o * scale, FP8_E4M3, true), FP8_E4M3) * inv
-                                  : o;
-            flushed += j < COLS && o != 0.0f && want == 0.0f;
-            ck_assert_msg(got == want, "[%d][%d] = %a: %a, expected %a", i, j, (double)o,
-                          (double)got, (double)want);
-        }
-    ck_assert(flushed >= 1);
-    ck_assert_uint_eq(r.site_n[GPT_SITE_SOFTMAX], ROWS * COLS);
-    ck_assert_uint_eq(r.site_flushed[GPT_SITE_SOFTMAX], flushed);
+    /* a forward tensor in E4M3, a gradient (dS) in E5M2, one current scale */
+    for (int grad = 0; grad < 2; grad++) {
+        gpt_site site = grad ? GPT_SITE_QK_GRAD : GPT_SITE_SOFTMAX;
+        gpt_site other = grad ? GPT_SITE_PV_GRAD : GPT_SITE_PV;
+        fp8_format fmt = grad ? FP8_E5M2 : FP8_E4M3;
+        r.fp8_sites = 1u << site;
+        gpt_rounding g = recipe_rounding(&r);
+        ck_assert(g.round != NULL);
+        enum { ROWS = 5, COLS = 7, STRIDE = 9 };
+        float x[ROWS * STRIDE], orig[ROWS * STRIDE];
+        for (int i = 0; i < ROWS * STRIDE; i++)
+            x[i] = ldexpf(rng_normal(&rng), (int)rng_below(&rng, 30) - 20);
+        x[3] = 1e-30f; /* flushed at any scale these amaxes give */
+        memcpy(orig, x, sizeof x);
+        g.round(g.ctx, other, 0, x, ROWS, COLS, STRIDE);
+        ck_assert_msg(memcmp(x, orig, sizeof x) == 0, "a site not in fp8_sites was rounded");
+        g.round(g.ctx, site, 1, x, ROWS, COLS, STRIDE);
+        float amax = 0.0f;
+        for (int i = 0; i < ROWS; i++)
+            for (int j = 0; j < COLS; j++)
+                amax = fmaxf(amax, fabsf(orig[i * STRIDE + j]));
+        float scale = (grad ? 57344.0f : 448.0f) / amax, inv = 1.0f / scale;
+        size_t flushed = 0, differ_e4m3 = 0;
+        for (int i = 0; i < ROWS; i++)
+            for (int j = 0; j < STRIDE; j++) {
+                float o = orig[i * STRIDE + j], got = x[i * STRIDE + j];
+                float want = j < COLS ? fp8_decode(fp8_encode(o * scale, fmt, true), fmt) * inv : o;
+                flushed += j < COLS && o != 0.0f && want == 0.0f;
+                differ_e4m3 += want != fp8_decode(fp8_encode(o * scale, FP8_E4M3, true),
+                                                  FP8_E4M3) * inv;
+                ck_assert_msg(got == want, "site %d [%d][%d] = %a: %a, expected %a", site, i, j,
+                              (double)o, (double)got, (double)want);
+            }
+        ck_assert(flushed >= 1 && differ_e4m3 >= 1);
+        ck_assert_uint_eq(r.site_n[site], ROWS * COLS);
+        ck_assert_uint_eq(r.site_flushed[site], flushed);
+    }
     recipe_free(&r);
     gpt_free(&m);
 }
