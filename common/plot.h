@@ -135,7 +135,7 @@ void plot_set_log_y(plot *p, bool on);
  * NULL or "" for none. Not drawn when x is outside a fixed x range. */
 int plot_add_vline(plot *p, double x, const char *label, lab_error *err);
 
-/* A dashed horizontal reference line at y (finite), labelled at its left;
+/* A dotted horizontal reference line at y (finite), labelled at its left;
  * label may be NULL or "" for none. Not drawn when y is outside a fixed y
  * range. */
 int plot_add_hline(plot *p, double y, const char *label, lab_error *err);

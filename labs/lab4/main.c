@@ -432,7 +432,7 @@ static int fill_sqnr_bits(plot *p, const tensors *t, const results *res, lab_err
 }
 
 /* block_error: the two floor sweeps on "channels", the ceil rule at block
- * 32 as points, and per-tensor FP8 as a dashed line (it has no block). */
+ * 32 as points, and per-tensor FP8 as a dotted line (it has no block). */
 static int fill_block_error(plot *p, const tensors *t, const results *res, lab_error *err)
 {
     double x[N_BLOCKS], e4m3[N_BLOCKS], e2m1[N_BLOCKS];
@@ -499,7 +499,7 @@ static const plot_spec PLOTS[] = {
     {"sqnr_bits", "Outliers tensor: SQNR against bits per element, every scheme",
      "bits per element (element code + 8-bit scale per block)", fill_sqnr_bits},
     {"block_error",
-     "Channels tensor: SQNR against block size (per-tensor FP8 dashed: one scale in all)",
+     "Channels tensor: SQNR against block size (per-tensor FP8 dotted: one scale in all)",
      "block size (elements per scale)", fill_block_error},
     {"row_error",
      "Channels tensor: the median SQNR of its rows, grouped by magnitude 2^u (bins of 1 in u)",

@@ -119,6 +119,11 @@ if command -v gnuplot >/dev/null 2>&1; then
         [ -s "$TMP/sol/$plot.png" ] && [ -s "$TMP/sol/$plot.gp" ] && ok ||
             bad "solution demo: no $plot.png"
     done
+    # the title names the reference line as it is drawn: dotted (an hline's
+    # dashtype 3), not dashed
+    grep -q "^set title .*per-tensor FP8 dotted" "$TMP/sol/block_error.gp" &&
+        grep -q "^plot [0-9.e+-]* with lines .*dashtype 3 " "$TMP/sol/block_error.gp" && ok ||
+        bad "block_error: the title's dotted per-tensor line is not drawn dotted"
 fi
 
 # The reader of its output goes away (`lab4 | head -1`): the demo dies of
