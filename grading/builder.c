@@ -529,10 +529,20 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
         goto done;
     }
     rc = 0;
-    char line[1024];
-    while (fgets(line, sizeof line, in)) {
-        char name[512], type[8];
-        if (sscanf(line, "%511s %7s", name, type) != 2)
+    /* A line whole, however long its name: a name cut at a buffer's end
+     * would leave its tail to be read as another line, or as the type. */
+    char *line = NULL, *name = NULL, type[8];
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        free(name);
+        name = malloc((size_t)len + 1);
+        if (!name) {
+            fprintf(out, "%s: the grader ran out of memory reading its symbols\n", file);
+            rc = -1;
+            break;
+        }
+        if (sscanf(line, "%s %7s", name, type) != 2)
             continue;
         bool used = strcmp(type, "U") == 0 || strcmp(type, "w") == 0 || strcmp(type, "v") == 0;
         /* Global: an upper-case type, or 'u', a GNU unique symbol, which
@@ -595,6 +605,8 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
         }
         free(as);
     }
+    free(line);
+    free(name);
     if (check_sections(obj, file, out, cuda) != 0)
         rc = -1;
 done:

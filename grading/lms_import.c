@@ -725,8 +725,12 @@ static int read_metadata(const char *root, submitter **out, lab_error *err)
     }
     submitter *v = NULL;
     int n = 0, cap = 0, in_submitters = 0;
-    char *folder = NULL, line[4096];
-    while (fgets(line, sizeof line, f)) {
+    /* Each line whole, however long (a name a student chose may be): a line
+     * read in pieces would give its tail as a line of its own, at column 0
+     * or indented as a field. */
+    char *folder = NULL, *line = NULL;
+    size_t line_cap = 0;
+    while (getline(&line, &line_cap, f) > 0) {
         size_t indent = strspn(line, " ");
         const char *s = line + indent;
         if (*s == '\n' || *s == '\r' || *s == '\0' || *s == '#')
@@ -771,6 +775,7 @@ static int read_metadata(const char *root, submitter **out, lab_error *err)
     int bad = ferror(f);
     fclose(f);
     free(folder);
+    free(line);
     if (bad) {
         lab_errorf(err, "%s: cannot read it whole", path);
         free(path);

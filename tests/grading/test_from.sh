@@ -182,6 +182,14 @@ submission_9003:
     :sid: ''
     :email: clee@example.edu
 EOF
+# Carol's name, which a student chooses, as long as a line the metadata's
+# reader once read in pieces of 4095 characters, less a tail that would
+# then have been read as a line of its own: a submitter with John's SID on
+# Carol's folder. Read whole, it is part of her name.
+long=$(printf '%4078s' '' | tr ' ' x)
+sed -i "s/^  - :name: Carol Lee\$/  - :name: Carol $long  - :sid: '1001'/" "$E/submission_metadata.yml"
+expect_eq "gradescope: the long name's line" "$(grep -c "^  - :name: Carol x\{4078\}  - :sid: '1001'\$" \
+    "$E/submission_metadata.yml")" 1
 "$GRADER" --batch "$G" lab0 >"$TMP/g.out" 2>"$TMP/g.err"
 expect_eq "gradescope: exit status (submission_9999, not in the metadata, needs a look)" "$?" 1
 expect_match "gradescope: recognised" "$(cat "$TMP/g.err")" "Gradescope's download \\(recognised"
