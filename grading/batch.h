@@ -62,6 +62,7 @@ typedef struct gr_batch_options {
     int nonly;
     const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
                               "canvas" or "moodle"; NULL: none */
+    const char *lms_assignment; /* canvas: the grade column's header, "Title (id)" */
     int similarity;        /* > 0: json_dir/similarity.log, pairs at or above this
                               percentage (similarity.h); 0: none */
     gr_from from;          /* dir's layout: GR_FROM_AUTO detects it; a platform's

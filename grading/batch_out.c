@@ -57,7 +57,9 @@ int write_lms(const batch *b, lab_error *err)
     atomic_file af;
     if (atomic_file_open(&af, b->lms, err) != 0)
         return -1;
-    char *column = gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
+    char *column = canvas && b->o->lms_assignment
+                       ? gr_asprintf("%s", b->o->lms_assignment)
+                       : gr_asprintf("%s (%s)", b->lab->name, b->lab->title ? b->lab->title : "");
     if (canvas)
         fputs("Student,ID,SIS User ID,SIS Login ID,Section,", af.f);
     else

@@ -99,6 +99,9 @@ static void usage(FILE *f)
           "                     a Canvas download) or moodle (Username, Feedback; from a\n"
           "                     Moodle download, its grading worksheet); an error scores 0\n"
           "                     there, which the import keeps (INSTRUCTORS.md)\n"
+          "  --lms-assignment 'TITLE (ID)'\n"
+          "                     with --lms canvas (needed): the assignment's column as\n"
+          "                     Canvas's gradebook export heads it, its id in parentheses\n"
           "\n"
           "Exit status: 0 full marks, 1 less, 2 a usage or setup error, 3 nothing failed but\n"
           "some tests were SKIPPED (GPU tests without a GPU). With --batch:\n"
@@ -184,6 +187,7 @@ static int read_seed_file(const char *path, char *seed, size_t size)
 /* The options of --batch, as given. */
 typedef struct batch_args {
     const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms, *roster, *from;
+    const char *lms_assignment;
     const char *similarity; /* "" for --similarity alone */
     int force, merge;
     const char **only;
@@ -212,6 +216,40 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
         return 2;
     }
     b.lms = a->lms;
+    /* Canvas's import takes the assignment's id from a column headed
+     * "Title (id)" (Assignment.title_and_id, app/models/assignment.rb:
+     * /\A(.*)\s\((\d+)\)\z/); any other header it matches by the exact
+     * title, or makes a new assignment of it (GradebookImporter
+     * parse_assignments, app/models/gradebook_importer.rb). */
+    if (a->lms && strcmp(a->lms, "canvas") == 0 && !a->lms_assignment) {
+        fprintf(stderr, "grader: --lms canvas needs --lms-assignment 'TITLE (ID)': the "
+                        "assignment's column as Canvas's gradebook export heads it, its id in "
+                        "parentheses; without the id Canvas's import makes a new assignment "
+                        "(INSTRUCTORS.md)\n");
+        return 2;
+    }
+    if (a->lms_assignment) {
+        const char *t = a->lms_assignment, *open = strrchr(t, '(');
+        size_t n = strlen(t), digits = open ? strspn(open + 1, "0123456789") : 0;
+        if (!a->lms || strcmp(a->lms, "canvas") != 0) {
+            fprintf(stderr, "grader: --lms-assignment goes with --lms canvas (Moodle's import "
+                            "is the assignment's own, or maps its column in its form)\n");
+            return 2;
+        }
+        if (!open || open == t || (open[-1] != ' ' && open[-1] != '\t') || digits == 0 ||
+            open + 1 + digits != t + n - 1 || t[n - 1] != ')') {
+            fprintf(stderr, "grader: --lms-assignment '%s': not TITLE (ID), the title, a "
+                            "space and the assignment's id in parentheses, e.g. 'Lab 1 "
+                            "(48213)' (Canvas's gradebook export heads its columns so)\n", t);
+            return 2;
+        }
+        for (const char *c = t; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+                fprintf(stderr, "grader: --lms-assignment: a control character in it\n");
+                return 2;
+            }
+        b.lms_assignment = a->lms_assignment;
+    }
     if (a->from) {
         int from = gr_from_parse(a->from);
         if (from < 0) {
@@ -293,7 +331,7 @@ int main(int argc, char **argv)
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
         OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_ONLY, OPT_ROSTER, OPT_FROM,
-        OPT_SIMILARITY
+        OPT_SIMILARITY, OPT_LMS_ASSIGNMENT
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -305,6 +343,7 @@ int main(int argc, char **argv)
         {"force", no_argument, 0, OPT_FORCE},       {"timeout", required_argument, 0, OPT_TIMEOUT},
         {"shard", required_argument, 0, OPT_SHARD}, {"merge", no_argument, 0, OPT_MERGE},
         {"seed", required_argument, 0, OPT_SEED},   {"lms", required_argument, 0, OPT_LMS},
+        {"lms-assignment", required_argument, 0, OPT_LMS_ASSIGNMENT},
         {"seed-file", required_argument, 0, OPT_SEED_FILE},
         {"only", required_argument, 0, OPT_ONLY},
         {"roster", required_argument, 0, OPT_ROSTER},
@@ -356,6 +395,7 @@ int main(int argc, char **argv)
         case OPT_SIMILARITY: batch.similarity = optarg ? optarg : ""; break;
         case OPT_ONLY: only_ids[batch.nonly++] = optarg; break;
         case OPT_LMS: batch.lms = optarg; break;
+        case OPT_LMS_ASSIGNMENT: batch.lms_assignment = optarg; break;
         case OPT_FORMAT: {
             format_given = 1;
             int f = gr_format_from_name(optarg);
@@ -382,11 +422,13 @@ int main(int argc, char **argv)
         return 2;
     }
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
-                     batch.timeout || batch.shard || batch.merge || batch.lms || batch.nonly ||
+                     batch.timeout || batch.shard || batch.merge || batch.lms ||
+                     batch.lms_assignment || batch.nonly ||
                      batch.roster || batch.from || batch.similarity;
     if (!batch.dir && batch_only) {
         fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
-                        "--merge, --lms, --only, --roster, --from and --similarity go with "
+                        "--merge, --lms, --lms-assignment, --only, --roster, --from and --similarity "
+                        "go with "
                         "--batch DIR\n");
         return 2;
     }

@@ -4,8 +4,8 @@
 # that waits for all of them and writes the gradebook. INSTRUCTORS.md,
 # "Grading on a Slurm cluster", says what the compute nodes need.
 #
-#   sh grading/slurm/grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS] [-f] [-w]
-#                                    SUBMISSIONS LAB [SBATCH_ARG...]
+#   sh grading/slurm/grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS]
+#                                    [-a 'TITLE (ID)'] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]
 #
 #   -n N          shards (array tasks; default 8)
 #   -r REPORTS    the report folder, on storage every node sees (default
@@ -14,6 +14,8 @@
 #                 job reads the file (never the environment, which
 #                 --export=NONE empties), and the merge checks the reports
 #   -l LMS        the merge also writes REPORTS/lms-LMS.csv (canvas, moodle)
+#   -a 'TITLE (ID)'  with -l canvas (needed): the Canvas assignment's column
+#                 (the grader's --lms-assignment)
 #   -f            the shards grade again what has a report (--force)
 #   -w            wait for the merge job and print its summary
 # Anything after LAB goes to both sbatch calls, e.g. a partition:
@@ -24,14 +26,15 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-usage="usage: grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
-shards=8 reports="" wait=0 seed_file="" lms="" force=""
-while getopts n:r:s:l:fw opt; do
+usage="usage: grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS] [-a 'TITLE (ID)'] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
+shards=8 reports="" wait=0 seed_file="" lms="" assignment="" force=""
+while getopts n:r:s:l:a:fw opt; do
     case $opt in
     n) shards=$OPTARG ;;
     r) reports=$OPTARG ;;
     s) seed_file=$OPTARG ;;
     l) lms=$OPTARG ;;
+    a) assignment=$OPTARG ;;
     f) force=--force ;;
     w) wait=1 ;;
     *) echo "$usage" >&2
@@ -44,6 +47,11 @@ if [ $# -lt 2 ]; then
     exit 2
 fi
 case $lms in '' | canvas | moodle) ;; *) echo "grade-course.sh: -l $lms: canvas or moodle" >&2; exit 2 ;; esac
+case $lms,$assignment in
+canvas,) echo "grade-course.sh: -l canvas needs -a 'TITLE (ID)', the assignment's column as Canvas's gradebook export heads it" >&2; exit 2 ;;
+canvas,* | ,) ;;
+*) echo "grade-course.sh: -a goes with -l canvas" >&2; exit 2 ;;
+esac
 if [ -n "$seed_file" ]; then
     [ -f "$seed_file" ] && [ -r "$seed_file" ] ||
         { echo "grade-course.sh: -s $seed_file: no such file" >&2; exit 2; }
@@ -69,7 +77,8 @@ array=${array%%;*}
 merge=$(sbatch --parsable --dependency="afterany:$array" \
     --output="$reports/slurm-merge-%j.out" "$@" \
     "$here/merge.sbatch" "$subs" "$lab" "$reports" \
-    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${lms:+--lms} ${lms:+"$lms"})
+    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${lms:+--lms} ${lms:+"$lms"} \
+    ${assignment:+--lms-assignment} ${assignment:+"$assignment"})
 merge=${merge%%;*}
 echo "grade-course.sh: array job $array ($shards shards), merge job $merge; the gradebook will be $reports/grades.csv"
 if [ $wait = 1 ]; then

@@ -333,15 +333,20 @@ expect_eq "shard 2/3: s2, s5" "$(csv "$SH.grades/grades.shard-2-of-3.csv" | sed 
 expect_match "shard 2/3: the summary says which" "$(cat "$TMP/shard2.out")" \
     "2 submissions in .*, shard 2 of 3$"
 [ ! -e "$SH.grades/grades.csv" ] && ok || bad "a shard wrote the course's gradebook"
-batch early --batch "$SH" lab0 --merge --lms canvas
+batch early --batch "$SH" lab0 --merge --lms canvas --lms-assignment "Lab 0: formats (48213)"
 expect_eq "merge before shard 3: exit status" "$(rc_of early)" 1
 expect_eq "merge before shard 3: s3 and s6 not graded" \
     "$(field "$SH.grades/grades.csv" s3 4),$(field "$SH.grades/grades.csv" s6 4)" "error,error"
 expect_match "merge before shard 3: says why" "$(cat "$TMP/early.out")" \
     "^  s3 +no report in .*: its shard has not run"
 [ ! -e "$SH.grades/s3.json" ] && ok || bad "merge: wrote a report for s3"
+# Canvas's import takes the assignment's id from a header "Title (id)"
+# (Assignment.title_and_id: /\A(.*)\s\((\d+)\)\z/), else matches the
+# title or makes a new assignment: the column is --lms-assignment's.
 expect_eq "--lms canvas: the header" "$(csv "$SH.grades/lms-canvas.csv" | head -n 1)" \
-    "Student,ID,SIS User ID,SIS Login ID,Section,lab0 (FP8 number formats)"
+    "Student,ID,SIS User ID,SIS Login ID,Section,Lab 0: formats (48213)"
+expect_match "--lms canvas: the column, as Canvas's import reads a title and id" \
+    "$(csv "$SH.grades/lms-canvas.csv" | head -n 1 | cut -d, -f6-)" "^.+[[:space:]]\([0-9]+\)$"
 expect_eq "--lms canvas: a score, and 0 for an error (an empty cell keeps an older grade)" \
     "$(csv "$SH.grades/lms-canvas.csv" | grep -e '^s1,' -e '^s3,' | tr '\n' ' ')" \
     "s1,,,s1,,100 s3,,,s3,,0 "
@@ -368,12 +373,24 @@ for args in "--batch $TMP/nowhere lab0" "--batch $SUBS lab0 -j 0" "--batch $SUBS
     "--batch $SUBS lab0 --shard 0/3" "--batch $SUBS lab0 --shard 4/3" \
     "--batch $SUBS lab0 --shard 2" "--batch $SUBS lab0 --shard 1/3x" "lab0 --shard 1/2" \
     "--batch $SUBS lab0 --merge --shard 1/2" "--batch $SUBS lab0 --merge --force" \
-    "--batch $SUBS lab0 --lms blackboard" "lab0 --lms canvas"; do
+    "--batch $SUBS lab0 --lms blackboard" "lab0 --lms canvas" \
+    "--batch $SUBS lab0 --lms canvas" "--batch $SUBS lab0 --lms canvas --lms-assignment Lab0" \
+    "--batch $SUBS lab0 --lms canvas --lms-assignment (12)" \
+    "--batch $SUBS lab0 --lms canvas --lms-assignment Lab0(12)" \
+    "--batch $SUBS lab0 --lms moodle --lms-assignment Lab0_(12)" \
+    "--batch $SUBS lab0 --lms-assignment Lab0_(12)"; do
     # shellcheck disable=SC2086
     "$GRADER" $args >/dev/null 2>"$TMP/usage.err"
     expect_eq "usage error '$args': exit status" "$?" 2
     [ -s "$TMP/usage.err" ] && ok || bad "usage error '$args': no message"
 done
+
+"$GRADER" --batch "$SUBS" lab0 --lms canvas >/dev/null 2>"$TMP/usage.err"
+expect_match "--lms canvas without the assignment: says what to give" "$(cat "$TMP/usage.err")" \
+    "needs --lms-assignment 'TITLE \(ID\)'.*without the id Canvas's import makes a new assignment"
+"$GRADER" --batch "$SUBS" lab0 --lms canvas --lms-assignment "Lab 0" >/dev/null 2>"$TMP/usage.err"
+expect_match "--lms-assignment without an id: says the form" "$(cat "$TMP/usage.err")" \
+    "'Lab 0': not TITLE \(ID\)"
 
 echo "test_batch: $passed passed, $failed failed"
 [ "$failed" = 0 ]

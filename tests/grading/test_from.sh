@@ -62,7 +62,7 @@ echo "<p>see the file</p>" >"$C/leecarol_48216_text.html"
 cp "$SKEL" "$C/x_48213_48218_1093800_lab0.c"
 echo "grading notes" >"$C/README.txt"
 before=$(tree_sum "$C")
-"$GRADER" --batch "$C" lab0 -j 2 --lms canvas >"$TMP/c.out" 2>"$TMP/c.err"
+"$GRADER" --batch "$C" lab0 -j 2 --lms canvas --lms-assignment "Lab 0 (7)" >"$TMP/c.out" 2>"$TMP/c.err"
 expect_eq "canvas: exit status (a stray file and a refused entry need a look)" "$?" 1
 expect_match "canvas: recognised, a stray file and all" "$(cat "$TMP/c.err")" \
     "Canvas's download \\(recognised; --from plain"

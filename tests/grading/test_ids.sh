@@ -48,7 +48,7 @@ mkdir -p "$TMP/elsewhere/linked"
 cp solutions/lab0/lab0.c "$TMP/elsewhere/linked/"
 ln -s "$TMP/elsewhere/linked" "$SUBS/linked"
 
-"$GRADER" --batch "$SUBS" lab0 -j 2 --lms canvas >"$TMP/out" 2>"$TMP/err"
+"$GRADER" --batch "$SUBS" lab0 -j 2 --lms canvas --lms-assignment "Lab 0 (7)" >"$TMP/out" 2>"$TMP/err"
 expect_eq "exit status: refusals are errors" "$?" 1
 BOOK=$SUBS.grades/grades.csv
 LMS=$SUBS.grades/lms-canvas.csv

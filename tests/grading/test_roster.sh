@@ -26,7 +26,8 @@ for id in alice Bob extra; do
 done
 printf 'id,name\r\nalice,"Liddell, Alice"\r\nbob,Bob Builder\r\ncarol,Carol Danvers\r\n\r\n' >"$TMP/roster.csv"
 
-"$GRADER" --batch "$S" lab0 -j 2 --roster "$TMP/roster.csv" --lms canvas >"$TMP/out" 2>"$TMP/err"
+"$GRADER" --batch "$S" lab0 -j 2 --roster "$TMP/roster.csv" --lms canvas \
+    --lms-assignment "Lab 0 (7)" >"$TMP/out" 2>"$TMP/err"
 expect_eq "exit status: a roster student missing needs a look" "$?" 1
 BOOK=$S.grades/grades.csv
 expect_eq "gradebook: a row per student, and the extra one" \

@@ -73,7 +73,8 @@ N=$TMP/names
 for id in similarity grades scores lms-canvas; do
     mkdir -p "$N/$id" && cp labs/lab0/lab0.c "$N/$id/"
 done
-"$GRADER" --batch "$N" lab0 --similarity --lms canvas >"$TMP/names.out" 2>&1
+"$GRADER" --batch "$N" lab0 --similarity --lms canvas --lms-assignment "Lab 0 (7)" \
+    >"$TMP/names.out" 2>&1
 for id in similarity grades scores lms-canvas; do
     expect_match "id '$id': its own scorecard" "$(head -n 1 "$N.grades/$id.txt" 2>&1)" \
         "^lab0: .*\\(graded: $id\\)$"

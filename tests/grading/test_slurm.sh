@@ -98,7 +98,7 @@ cp labs/lab0/lab0.c "$SUBS/s4/"
 # A seed that no shell quoting survives, in a file every job reads; no
 # environment reaches the jobs (--export=NONE).
 printf '%s\n' "fall&25 bob's \$HOME" >"$TMP/seed file"
-out=$(sh grading/slurm/grade-course.sh -n 3 -s "$TMP/seed file" -l canvas -w "$SUBS" lab0 \
+out=$(sh grading/slurm/grade-course.sh -n 3 -s "$TMP/seed file" -l canvas -a "Lab 0 (4821)" -w "$SUBS" lab0 \
     --partition=cpu --export=NONE 2>&1)
 expect_match "grade-course.sh: says what it submitted" "$out" \
     "array job [0-9]+ \\(3 shards\\), merge job [0-9]+"
@@ -117,6 +117,11 @@ expect_eq "every shard drew hidden inputs" \
     "$(tr -d '\r' <"$BOOK" | sed 1d | awk -F, '{ print $NF }' | sort -u)" yes
 expect_match "the merge checked them" "$out" "hidden inputs: on .* 7 of the 7 graded drew them"
 expect_eq "the merge wrote the LMS file" "$(tr -d '\r' <"$SUBS.grades/lms-canvas.csv" | sed 1d | wc -l | tr -d ' ')" 7
+out=$(sh grading/slurm/grade-course.sh -l canvas "$SUBS" lab0 2>&1)
+expect_eq "grade-course.sh -l canvas without -a: a usage error" "$?" 2
+expect_match "grade-course.sh -l canvas without -a: says what to give" "$out" "needs -a 'TITLE \\(ID\\)'"
+expect_eq "the LMS file's column, -a's" "$(tr -d '\r' <"$SUBS.grades/lms-canvas.csv" | head -n 1 | cut -d, -f6)" \
+    "Lab 0 (4821)"
 # Each shard ran as an array task of its own.
 expect_eq "three array tasks ran" "$(ls "$SUBS.grades"/slurm-*_*.out 2>/dev/null | wc -l | tr -d ' ')" 3
 
