@@ -353,11 +353,13 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
     if (stopped)
         stop_batch(&b, stopped);
 
-    lab_error book_err;
-    int book = write_gradebook(&b, &book_err);
-    if (book == 0 && b.lms)
-        book = write_lms(&b, &book_err);
-    print_summary(&b, book == 0 ? NULL : book_err.msg);
+    lab_error book_err, lms_err;
+    int book = write_gradebook(&b, &book_err), lms = 0;
+    if (book == 0 && b.lms && (lms = write_lms(&b, &lms_err)) < 0) {
+        book = -1;
+        book_err = lms_err;
+    }
+    print_summary(&b, book == 0 ? NULL : book_err.msg, lms > 0 ? lms_err.msg : NULL);
     if (o->similarity > 0)
         report_similarity(&b);
     gr_remove_tree(b.work);
@@ -367,6 +369,6 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
         lab_errorf(err, "the gradebook: %s", book_err.msg);
         return -1;
     }
-    return look > 0 ? 1 : 0;
+    return look > 0 || lms > 0 ? 1 : 0;
 }
 

@@ -52,6 +52,22 @@ int write_gradebook(const batch *b, lab_error *err)
 int write_lms(const batch *b, lab_error *err)
 {
     int canvas = strcmp(b->o->lms, "canvas") == 0;
+    /* Canvas's anonymous download names each student by an anonymous id:
+     * its import finds a student by Canvas user id, SIS ids or name
+     * (GradebookImporter#process_student), none of which that is, and
+     * takes no grade for an assignment whose anonymous submissions are
+     * unposted (#gradeable?). No file beats one that imports nothing. */
+    for (int k = 0; canvas && k < b->nsubs; k++)
+        if (strncmp(b->subs[k].id, "anon_", 5) == 0) {
+            lab_errorf(err, "the submissions are Canvas's anonymous download (%s, ...): "
+                       "Canvas's gradebook import can match no row of anonymous ids to a "
+                       "student, nor grade an assignment whose anonymous submissions are not "
+                       "posted. Each anonymous id's score is in %s; enter them in "
+                       "SpeedGrader, or grade a download made with anonymous grading off",
+                       b->subs[k].id, b->csv);
+            unlink(b->lms); /* an earlier run's, which would look current */
+            return 1;
+        }
     int canvas_ids = canvas && b->from == GR_FROM_CANVAS;
     int worksheet = !canvas && b->from == GR_FROM_MOODLE;
     atomic_file af;
@@ -280,7 +296,7 @@ static void print_skipped(const batch *b, const char *title, int refused, int w)
     }
 }
 
-void print_summary(const batch *b, const char *gradebook_error)
+void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
     int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
@@ -385,7 +401,9 @@ void print_summary(const batch *b, const char *gradebook_error)
         printf("Gradebook: not written: %s\n", gradebook_error);
     else
         printf("Gradebook: %s\n", b->csv);
-    if (b->lms && !gradebook_error)
+    if (b->lms && !gradebook_error && lms_refused)
+        printf("For LMS:   not written: %s\n", lms_refused);
+    else if (b->lms && !gradebook_error)
         printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
     printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);

@@ -224,8 +224,12 @@ int count_refused(const batch *b);
  * Returns their sum; each count goes where its pointer is not NULL. */
 int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors);
 int write_gradebook(const batch *b, lab_error *err);
+/* The LMS's file (o->lms). Returns 0; 1, nothing written and why in err,
+ * where the platform could not import it (Canvas's anonymous ids); -1 on
+ * an error. */
 int write_lms(const batch *b, lab_error *err);
-void print_summary(const batch *b, const char *gradebook_error);
+/* lms_refused: why the LMS's file was not written (write_lms returned 1), or NULL. */
+void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused);
 
 /* batch.c: the work folders, the whole run */
 int make_work(const char *build, const char *work, lab_error *err);

@@ -97,6 +97,15 @@ cp "$SOL" "$A/LATE_anon_Qq7zz_1094000_lab0.c"
 "$GRADER" --batch "$A" lab0 >"$TMP/a.out" 2>&1
 expect_eq "canvas, anonymous: rows by anonymous id" \
     "$(csv "$A.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" "anon_Hx3ab,100 anon_Qq7zz,100 "
+# Canvas's import finds students by user id, SIS ids or name, never by an
+# anonymous id: no LMS file, and the summary says why and what to do.
+"$GRADER" --batch "$A" lab0 --lms canvas --lms-assignment "Lab 0 (7)" >"$TMP/a.out" 2>&1
+expect_eq "canvas, anonymous, --lms canvas: exit status (needs a look)" "$?" 1
+[ ! -e "$A.grades/lms-canvas.csv" ] && ok || bad "canvas, anonymous: an LMS file that imports nothing"
+expect_match "canvas, anonymous, --lms canvas: says why and what to do" "$(cat "$TMP/a.out")" \
+    "^For LMS: +not written: the submissions are Canvas's anonymous download \\(anon_.*SpeedGrader"
+expect_eq "canvas, anonymous, --lms canvas: the gradebook still written" \
+    "$(csv "$A.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" "anon_Hx3ab,100 anon_Qq7zz,100 "
 
 # ---- Moodle ----
 # Names as mod/assign/classes/downloader.php writes them: <Full Name>_<id>
