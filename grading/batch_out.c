@@ -49,6 +49,26 @@ int write_gradebook(const batch *b, lab_error *err)
  * one by making the new submission fail); Moodle's feedback says why,
  * Canvas's import has no column for it, and the summary lists every error
  * with its cause. */
+/* A graded submission's feedback in a line: its score, and the tests it
+ * did not pass by name (its scorecard, <id>.txt, says what each compared). */
+static char *graded_feedback(const batch *b, const submission *s)
+{
+    char *f = gr_asprintf("%s: %d of %d points", b->lab->name, s->score, s->max_score);
+    int n = 0;
+    for (int i = 0; s->passed && i < b->lab->ntests; i++) {
+        if (s->passed[i] == 1)
+            continue;
+        char *g = gr_asprintf("%s%s %s%s", f, n++ ? "," : "; not passed:", b->lab->tests[i].name,
+                              s->passed[i] < 0 ? " (skipped)" : "");
+        free(f);
+        f = g;
+    }
+    char *g = gr_asprintf("%s%s", f, n ? "; the scorecard says what each test compared"
+                                       : "; every test passed");
+    free(f);
+    return g;
+}
+
 int write_lms(const batch *b, lab_error *err)
 {
     int canvas = strcmp(b->o->lms, "canvas") == 0;
@@ -122,15 +142,16 @@ int write_lms(const batch *b, lab_error *err)
         if (worksheet)
             fprintf(af.f, ",%d,%s", grader_lab_points(b->lab), modified);
         if (!canvas) {
+            /* Moodle shows its feedback as HTML (FORMAT_HTML); every row
+             * has some, so a worksheet never blanks a comment with an empty
+             * cell */
             fputc(',', af.f);
-            if (s->status == SUB_ERROR) {
-                /* Moodle shows its feedback as HTML (FORMAT_HTML) */
-                char *why = gr_asprintf("not graded: %s", s->error ? s->error : "an error");
-                gr_write_csv_html_cell(af.f, why);
-                free(why);
-            } else if (s->status == SUB_MISSING) {
-                gr_write_csv_html_cell(af.f, "no submission");
-            }
+            char *why = s->status == SUB_ERROR
+                            ? gr_asprintf("not graded: %s", s->error ? s->error : "an error")
+                        : s->status == SUB_MISSING ? gr_asprintf("no submission")
+                                                   : graded_feedback(b, s);
+            gr_write_csv_html_cell(af.f, why);
+            free(why);
         }
         fputs("\r\n", af.f);
     }

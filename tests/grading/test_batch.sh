@@ -359,8 +359,15 @@ expect_eq "merge: exit status" "$(rc_of merge)" 0
 expect_eq "merge: every row" "$(csv "$SH.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" \
     "s1,100 s2,100 s3,100 s4,100 s5,$(jq -r .score "$SH.grades/s5.json") s6,100 s7,100 "
 expect_eq "merge: graded nothing" "$(count_of merge graded),$(count_of merge resumed)" "0,7"
-expect_eq "--lms moodle: every row" "$(csv "$SH.grades/lms-moodle.csv" | tr '\n' ' ')" \
-    "Username,lab0 (FP8 number formats),Feedback s1,100, s2,100, s3,100, s4,100, s5,$(field "$SH.grades/grades.csv" s5 2), s6,100, s7,100, "
+expect_eq "--lms moodle: every row" "$(csv "$SH.grades/lms-moodle.csv" | cut -d, -f1,2 | tr '\n' ' ')" \
+    "Username,lab0 (FP8 number formats) s1,100 s2,100 s3,100 s4,100 s5,$(field "$SH.grades/grades.csv" s5 2) s6,100 s7,100 "
+# Feedback on every row, so that a worksheet never blanks a comment with
+# an empty cell: the score, and the tests not passed by name.
+expect_eq "--lms moodle: full marks' feedback" "$(csv "$SH.grades/lms-moodle.csv" | grep '^s1,')" \
+    "s1,100,lab0: 100 of 100 points; every test passed"
+expect_match "--lms moodle: the skeleton's feedback names the tests it did not pass" \
+    "$(csv "$SH.grades/lms-moodle.csv" | grep '^s5,')" \
+    "^s5,[0-9]+,\"lab0: [0-9]+ of 100 points; not passed: decode_e4m3, decode_e5m2, .*, rel_error_bound; the scorecard says"
 expect_match "--lms: the summary names the file" "$(cat "$TMP/merge.out")" \
     "^For LMS: +.*lms-moodle\\.csv \\(moodle's grade import\\)"
 
