@@ -396,6 +396,32 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
             free(why);
         }
     }
+    /* Each student with a 0 that may not be the work's: by name, as the
+     * errors are (a near-miss file name, an empty file, a roster student
+     * who sent nothing). */
+    if (build_failed > 0) {
+        printf("\nDid not build, or a file was missing (score 0; each scorecard's build log says "
+               "why):\n");
+        for (int k = 0; k < b->nsubs; k++) {
+            if (b->subs[k].status != SUB_BUILD_FAILED)
+                continue;
+            char *id = gr_clean_line(b->subs[k].id);
+            printf("  %s\n", id);
+            free(id);
+        }
+    }
+    if (missing > 0) {
+        printf("\nMissing (on the roster, no submission; score 0):\n");
+        for (int k = 0; k < b->nsubs; k++) {
+            if (b->subs[k].status != SUB_MISSING)
+                continue;
+            char *id = gr_clean_line(b->subs[k].id);
+            char *name = b->subs[k].name ? gr_clean_line(b->subs[k].name) : NULL;
+            printf("  %-*s  %s\n", w, id, name ? name : "");
+            free(id);
+            free(name);
+        }
+    }
     if (not_on_roster > 0) {
         printf("\nNot on the roster (graded all the same):\n");
         for (int k = 0; k < b->nsubs; k++) {

@@ -137,6 +137,9 @@ expect_eq "summary: resumed" "$(count_of first resumed)" 0
 expect_eq "summary: errors" "$(count_of first errors)" 0
 expect_eq "summary: skipped" "$(count_of first skipped)" 3
 expect_eq "summary: did not build" "$(count_of first 'no build')" 2
+expect_eq "summary: the two that did not build, by name" \
+    "$(sed -n '/^Did not build, or a file was missing/,/^$/p' "$TMP/first.out" | sed '1d;/^$/d' |
+        tr -s ' ' | tr '\n' '|')" " broken| empty|"
 want=$(csv "$BOOK" | sed 1d | awk -F, '{ s += $(NF - 14) } END { printf "%.1f", s / NR }')
 expect_eq "summary: mean" "$(count_of first mean)" "$want"
 want=$(csv "$BOOK" | sed 1d | awk -F, '{ print $(NF - 14) }' | sort -n |

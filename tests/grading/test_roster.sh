@@ -34,6 +34,8 @@ expect_eq "gradebook: a row per student, and the extra one" \
     "$(csv "$BOOK" | sed 1d | cut -d, -f1,2,4 | tr '\n' ' ')" \
     "Bob,100,graded alice,100,graded carol,0,missing extra,100,graded "
 expect_match "summary: missing" "$(cat "$TMP/out")" "^  missing +1  on the roster, with no submission"
+expect_match "summary: the missing student, by id and name" \
+    "$(sed -n '/^Missing (on the roster/,/^$/p' "$TMP/out")" "^  carol +Carol"
 expect_eq "summary: not on the roster" \
     "$(sed -n '/^Not on the roster (graded all the same):$/{n;p;}' "$TMP/out")" "  extra"
 expect_match "summary: the mean leaves missing out" "$(cat "$TMP/out")" "^  mean +100\\.0 "
