@@ -278,6 +278,7 @@ void free_submission(submission *s)
     free(s->points);
     free(s->passed);
     free(s->error);
+    free(s->note);
     free(s->key);
     free(s->hashes);
     free(s->name);

@@ -410,6 +410,21 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
             free(id);
         }
     }
+    int renamed = 0;
+    for (int k = 0; k < b->nsubs; k++)
+        renamed += b->subs[k].note != NULL && b->subs[k].status != SUB_ERROR;
+    if (renamed > 0) {
+        printf("\nGraded under the lab's file name (each scorecard says so; the score "
+               "stands):\n");
+        for (int k = 0; k < b->nsubs; k++) {
+            if (!b->subs[k].note || b->subs[k].status == SUB_ERROR)
+                continue;
+            char *id = gr_clean_line(b->subs[k].id), *note = gr_clean_line(b->subs[k].note);
+            printf("  %-*s  %s\n", w, id, note);
+            free(id);
+            free(note);
+        }
+    }
     if (missing > 0) {
         printf("\nMissing (on the roster, no submission; score 0):\n");
         for (int k = 0; k < b->nsubs; k++) {

@@ -156,6 +156,7 @@ typedef struct submission {
     const char *import_name; /* the name a platform's download gives (b->import's) */
     int on_roster;     /* the roster lists it (always 1 without a roster) */
     int refused;       /* not graded: error says why (its id and another's are one) */
+    char *note;        /* its report's note: a file graded under the lab's name */
 } submission;
 
 typedef struct skipped_entry {

@@ -650,6 +650,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
     r->lab = lab;
     r->hidden_inputs = o->seed != NULL;
     r->source = o->label ? o->label : o->source_dir;
+    r->note = o->note;
     r->results = calloc((size_t)lab->ntests, sizeof *r->results);
     if (!r->results)
         return lab_errorf(err, "out of memory");

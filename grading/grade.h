@@ -29,6 +29,8 @@ typedef struct gr_options {
     int show;               /* mismatches listed per failure */
     int keep;               /* keep the pristine tree (its path is printed) */
     gr_sandbox_say sandbox_say; /* how much a missing sandbox is told (sandbox.h) */
+    const char *note;       /* for the report's header (a batch's: a file graded
+                               under the lab's name), or NULL */
 } gr_options;
 
 /*

@@ -557,6 +557,13 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
         free(source);
     }
     fputs("\n\n", out);
+    if (r->note) {
+        char *note = clean_text(r->note, CLEAN_CONTROLS);
+        if (!note)
+            return lab_errorf(err, "cannot write the text report: out of memory");
+        fprintf(out, "Note: %s.\n\n", note);
+        free(note);
+    }
 
     if (!r->build_ok && !shows_build_log(r, verbose))
         fprintf(out, "%s (no build output was kept).\n\n", build_failed_text(r));
@@ -717,6 +724,8 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
     jset(root, "lab", jstr(r->lab->name), &ok);
     jset(root, "title", jstr(r->lab->title), &ok);
     jset(root, "source", jstr(r->source), &ok);
+    if (r->note)
+        jset(root, "note", jstr(r->note), &ok);
     if (r->student)
         jset(root, "student", jstr(r->student), &ok);
     if (r->grader)

@@ -39,6 +39,7 @@ typedef struct gr_file_hash {
 typedef struct gr_report {
     const grader_lab *lab;
     const char *source;    /* where the graded files came from, for the header */
+    const char *note;      /* said under the header (gr_options.note), or NULL */
     int build_ok;          /* 0: it did not compile, link, or pass the symbol check */
     char *build_log;       /* the compiler's first messages, or NULL */
     gr_result *results;    /* one per graded test, in rubric order */

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "unpack.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -68,13 +69,50 @@ static int wanted_index(const char *path, const char *const *wanted)
     return -1;
 }
 
-/* Which of wanted is path's base name but for case ("Lab1.c" for lab1.c):
- * its index, or -1. */
+/* Whether s is form, '#' in form standing for 1 to 3 digits; any case. */
+static int suffix_is(const char *s, size_t n, const char *form)
+{
+    size_t i = 0;
+    for (const char *f = form; *f; f++) {
+        if (*f == '#') {
+            size_t d = 0;
+            while (i < n && d < 3 && isdigit((unsigned char)s[i]))
+                i++, d++;
+            if (d == 0)
+                return 0;
+        } else if (i >= n || tolower((unsigned char)s[i++]) != *f) {
+            return 0;
+        }
+    }
+    return i == n;
+}
+
+int gr_near_name(const char *name, const char *wanted)
+{
+    if (strcasecmp(name, wanted) == 0)
+        return strcmp(name, wanted) != 0;
+    static const char *const forms[] = {"-#",      "_#",       " (#)",     "(#)",
+                                        " copy",   "-copy",    "_copy",    " - copy",
+                                        " copy #", " (copy)",  " - copy (#)"};
+    const char *dot = strrchr(wanted, '.');
+    size_t stem = dot ? (size_t)(dot - wanted) : strlen(wanted), ext = strlen(wanted) - stem;
+    size_t n = strlen(name);
+    if (n <= stem + ext || strncasecmp(name, wanted, stem) != 0 ||
+        strcasecmp(name + n - ext, wanted + stem) != 0)
+        return 0;
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++)
+        if (suffix_is(name + stem, n - stem - ext, forms[k]))
+            return 1;
+    return 0;
+}
+
+/* Which of wanted path's base name nearly is (gr_near_name): its index, or
+ * -1. */
 static int near_index(const char *path, const char *const *wanted)
 {
     const char *base = base_name(path);
     for (int i = 0; wanted[i]; i++)
-        if (strcasecmp(base, wanted[i]) == 0)
+        if (gr_near_name(base, wanted[i]))
             return i;
     return -1;
 }

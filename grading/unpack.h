@@ -34,6 +34,13 @@ size_t gr_archive_suffix(const char *name);
  */
 int gr_unpack(const char *archive, const char *dest, const char *const *wanted, lab_error *err);
 
+/* Whether name is wanted's but for case ("Lab1.c" for lab1.c) or with a
+ * copy's suffix before its extension, as platforms and file managers add
+ * them: "lab1-1.c" (Canvas, a resubmission), "lab1 (2).c", "lab1(2).c",
+ * "lab1_2.c", "lab1 copy.c", "lab1 - Copy.c", "lab1 copy 2.c" (any case);
+ * not wanted itself. */
+int gr_near_name(const char *name, const char *wanted);
+
 /* gr_unpack in a process of its own: the archive is opened here, read there
  * under limits on CPU, memory and file size, and, where the sandbox drops
  * privileges (the grader runs as root), as its unprivileged user, with dest

@@ -9,7 +9,9 @@
 #     the lab's functions, naming them, instead of the linker's lines about
 #     the grader's objects;
 #   - one function misnamed: one line naming the function it lacks;
-#   - Lab0.c, in a folder and in a zip: "rename it lab0.c";
+#   - Lab0.c, in a folder and in a zip, and a copy's name (lab0-1.c,
+#     "lab0 (2).c"): graded as lab0.c, the scorecard and the summary
+#     saying so; a student's own ./grader still says "rename it lab0.c";
 #   - an archive refused for two lab0.c in folders named with a terminal's
 #     escapes (ESC, an OSC title, BEL), a right-to-left override and HTML:
 #     its message names the archive as the student named it, never by the
@@ -32,7 +34,12 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 
 S=$TMP/class
-for id in typo empty misnamed folder; do mkdir -p "$S/$id"; done
+for id in typo empty misnamed folder copy1 copy2 both; do mkdir -p "$S/$id"; done
+cp solutions/lab0/lab0.c "$S/copy1/lab0-1.c"
+cp solutions/lab0/lab0.c "$S/copy2/lab0 (2).c"
+# the lab's own name beside a copy's: the own one is graded, nothing said
+cp solutions/lab0/lab0.c "$S/both/lab0.c"
+cp labs/lab0/lab0.c "$S/both/lab0 copy.c"
 sed 's/return/retur/' solutions/lab0/lab0.c >"$S/typo/lab0.c"
 echo '#include "lab0.h"' >"$S/empty/lab0.c"
 sed 's/^float lab0_decode(/float lab0_decod(/' solutions/lab0/lab0.c >"$S/misnamed/lab0.c"
@@ -74,11 +81,23 @@ expect_match "empty: one line, the lab's functions named" "$(card empty)" \
 expect_eq "empty: no linker lines" "$(card empty | grep -cE 'undefined (symbol|reference)|ld returned')" 0
 expect_match "misnamed: the one it lacks" "$(card misnamed)" \
     "^ +the submission does not define lab0_decode, which lab0\\.h declares and the tests call: write it in lab0\\.c"
-for id in folder zipped.zip zipped.tar; do
-    [ -f "$G/$id.txt" ] || continue
-    expect_match "$id: rename Lab0.c" "$(card "$id")" \
-        "no lab0\\.c in the submission, but a Lab0\\.c: file names are case-sensitive; rename it lab0\\.c"
+for id in folder zipped; do
+    expect_eq "$id: Lab0.c graded as lab0.c" "$(jq -r .score "$G/$id.json")" 100
+    expect_match "$id: the scorecard says so" "$(card "$id")" \
+        "^Note: Lab0\\.c graded as lab0\\.c \\(the lab's file names are exact: use them next time\\)\\.$"
 done
+expect_eq "copy1: lab0-1.c graded" "$(jq -r .score "$G/copy1.json"),$(jq -r .note "$G/copy1.json")" \
+    "100,lab0-1.c graded as lab0.c (the lab's file names are exact: use them next time)"
+expect_eq "copy2: 'lab0 (2).c' graded" "$(jq -r .score "$G/copy2.json")" 100
+expect_eq "both: lab0.c itself graded, no note" \
+    "$(jq -r .score "$G/both.json"),$(jq -r '.note // "none"' "$G/both.json")" "100,none"
+expect_eq "the summary lists each, by id" \
+    "$(sed -n "/^Graded under the lab's file name/,/^\$/p" "$TMP/out" | awk 'NR > 1 && NF { print $1 }' |
+        tr '\n' ' ')" "copy1 copy2 folder zipped "
+# A student at their own terminal: stopped, and told to rename it.
+"$GRADER" lab0 --dir "$S/folder" >"$TMP/own.out" 2>&1
+expect_match "own ./grader, Lab0.c: rename it" "$(cat "$TMP/own.out")" \
+    "no lab0\\.c in the submission, but a Lab0\\.c: file names are case-sensitive; rename it lab0\\.c"
 
 # The refused archive: named as the student named it, nothing else of the
 # instructor's; no escape, BEL or U+202E in what is returned or imported.
