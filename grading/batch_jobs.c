@@ -604,6 +604,7 @@ static void no_report(batch *b, submission *s)
     s->max_score = grader_lab_points(b->lab);
     s->error = gr_asprintf("no report in %s: its shard has not run, or not finished",
                            b->json_dir);
+    s->unmerged = 1;
     progress(b, s);
 }
 

@@ -69,9 +69,58 @@ static char *graded_feedback(const batch *b, const submission *s)
     return g;
 }
 
+/* The shards a merge lacks: those of the N its folder's shard gradebooks
+ * (grades.shard-K-of-N.csv) say, for which there is none, as "3 of 4, 4 of
+ * 4"; NULL when the gradebooks do not say. */
+static char *missing_shards(const batch *b)
+{
+    DIR *d = opendir(b->json_dir);
+    struct dirent *e;
+    int n = 0, seen[65] = {0};
+    while (d && (e = readdir(d)) != NULL) {
+        int k, m, len = 0;
+        if (sscanf(e->d_name, "grades.shard-%d-of-%d.csv%n", &k, &m, &len) == 2 &&
+            e->d_name[len] == '\0' && m >= 1 && m <= 64 && k >= 1 && k <= m &&
+            (n == 0 || n == m)) {
+            n = m;
+            seen[k] = 1;
+        }
+    }
+    if (d)
+        closedir(d);
+    char *out = NULL;
+    for (int k = 1; k <= n; k++)
+        if (!seen[k]) {
+            char *o = gr_asprintf("%s%s%d of %d", out ? out : "", out ? ", " : "", k, n);
+            free(out);
+            out = o;
+        }
+    return out;
+}
+
 int write_lms(const batch *b, lab_error *err)
 {
     int canvas = strcmp(b->o->lms, "canvas") == 0;
+    /* A merge that lacks a shard's reports: those students would import as
+     * 0, not for anything they did. */
+    int unmerged = 0;
+    const char *first = NULL;
+    for (int k = 0; k < b->nsubs; k++)
+        if (b->subs[k].unmerged && unmerged++ == 0)
+            first = b->subs[k].id;
+    if (unmerged > 0) {
+        char *shards = missing_shards(b);
+        lab_errorf(err, "%d submission%s (%s%s) ha%s no report: %s%s%s. A file for %s's import "
+                   "now would give them 0. Run %s (the others resume), then merge again",
+                   unmerged, unmerged > 1 ? "s" : "", first, unmerged > 1 ? ", ..." : "",
+                   unmerged > 1 ? "ve" : "s", shards ? "shard " : "their shard",
+                   shards ? shards : "", shards ? " has not run, or not finished"
+                                                : " has not run, or not finished",
+                   b->o->lms, shards ? "it with --shard K/N" : "every shard");
+        free(shards);
+        unlink(b->lms); /* an earlier run's, which would look current */
+        return 1;
+    }
     /* Canvas's anonymous download names each student by an anonymous id:
      * its import finds a student by Canvas user id, SIS ids or name
      * (GradebookImporter#process_student), none of which that is, and
@@ -463,8 +512,11 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         printf("Gradebook: not written: %s\n", gradebook_error);
     else
         printf("Gradebook: %s\n", b->csv);
-    if (b->lms && !gradebook_error && lms_refused)
-        printf("For LMS:   not written: %s\n", lms_refused);
+    if (b->lms && !gradebook_error && lms_refused) {
+        char *why = gr_clean_line(lms_refused);
+        printf("For LMS:   not written: %s\n", why);
+        free(why);
+    }
     else if (b->lms && !gradebook_error)
         printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);

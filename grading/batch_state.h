@@ -157,6 +157,7 @@ typedef struct submission {
     int on_roster;     /* the roster lists it (always 1 without a roster) */
     int refused;       /* not graded: error says why (its id and another's are one) */
     char *note;        /* its report's note: a file graded under the lab's name */
+    int unmerged;      /* a merge found no report for it (its shard has not run) */
 } submission;
 
 typedef struct skipped_entry {

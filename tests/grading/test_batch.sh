@@ -343,20 +343,26 @@ expect_eq "merge before shard 3: s3 and s6 not graded" \
 expect_match "merge before shard 3: says why" "$(cat "$TMP/early.out")" \
     "^  s3 +no report in .*: its shard has not run"
 [ ! -e "$SH.grades/s3.json" ] && ok || bad "merge: wrote a report for s3"
+# A merge that lacks a shard's reports writes no LMS file: its students
+# would import as 0, not for anything they did; the summary names the shard.
+[ ! -e "$SH.grades/lms-canvas.csv" ] && ok || bad "merge before shard 3: an LMS file with s3 and s6 at 0"
+expect_match "merge before shard 3: the LMS file not written, the shard named" \
+    "$(cat "$TMP/early.out")" \
+    "^For LMS: +not written: 2 submissions \\(s3, \\.\\.\\.\\) have no report: shard 3 of 3 has not run, or not finished\\. .*Run it with --shard K/N"
+batch early_moodle --batch "$SH" lab0 --merge --lms moodle
+[ ! -e "$SH.grades/lms-moodle.csv" ] && ok || bad "merge before shard 3: a Moodle file with s3 and s6 at 0"
+batch shard3 --batch "$SH" lab0 --shard 3/3
+batch merge_canvas --batch "$SH" lab0 --merge --lms canvas --lms-assignment "Lab 0: formats (48213)"
 # Canvas's import takes the assignment's id from a header "Title (id)"
 # (Assignment.title_and_id: /\A(.*)\s\((\d+)\)\z/), else matches the
 # title or makes a new assignment: the column is --lms-assignment's.
 expect_eq "--lms canvas: the header" "$(csv "$SH.grades/lms-canvas.csv" | head -n 1)" \
     "Student,ID,SIS User ID,SIS Login ID,Section,Lab 0: formats (48213)"
 expect_match "--lms canvas: the column, as Canvas's import reads a title and id" \
-    "$(csv "$SH.grades/lms-canvas.csv" | head -n 1 | cut -d, -f6-)" "^.+[[:space:]]\([0-9]+\)$"
-expect_eq "--lms canvas: a score, and 0 for an error (an empty cell keeps an older grade)" \
+    "$(csv "$SH.grades/lms-canvas.csv" | head -n 1 | cut -d, -f6-)" "^.+[[:space:]]\\([0-9]+\\)$"
+expect_eq "--lms canvas: the scores" \
     "$(csv "$SH.grades/lms-canvas.csv" | grep -e '^s1,' -e '^s3,' | tr '\n' ' ')" \
-    "s1,,,s1,,100 s3,,,s3,,0 "
-batch early_moodle --batch "$SH" lab0 --merge --lms moodle
-expect_match "--lms moodle: an error's feedback says why" \
-    "$(csv "$SH.grades/lms-moodle.csv" | grep '^s3,')" "^s3,0,\"not graded: no report in "
-batch shard3 --batch "$SH" lab0 --shard 3/3
+    "s1,,,s1,,100 s3,,,s3,,100 "
 batch merge --batch "$SH" lab0 --merge --lms moodle
 expect_eq "merge: exit status" "$(rc_of merge)" 0
 expect_eq "merge: every row" "$(csv "$SH.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" \
