@@ -4,10 +4,15 @@
 # that waits for all of them and writes the gradebook. INSTRUCTORS.md,
 # "Grading on a Slurm cluster", says what the compute nodes need.
 #
-#   sh grading/slurm/grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS]
-#                                    [-a 'TITLE (ID)'] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]
+#   sh grading/slurm/grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE]
+#                                    [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-f] [-w]
+#                                    SUBMISSIONS LAB [SBATCH_ARG...]
 #
 #   -n N          shards (array tasks; default 8)
+#   -k K,...      run only these of the N shards (again), then the merge:
+#                 what a merge named as not run ("shard 3 of 8": -n 8 -k 3)
+#   -R ROSTER     the class list (the grader's --roster): the merged
+#                 gradebook has a row "missing" for each student without one
 #   -r REPORTS    the report folder, on storage every node sees (default
 #                 SUBMISSIONS.grades)
 #   -s SEED_FILE  hidden inputs: the seed is the file's first line; every
@@ -26,11 +31,13 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-usage="usage: grade-course.sh [-n N] [-r REPORTS] [-s SEED_FILE] [-l LMS] [-a 'TITLE (ID)'] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
-shards=8 reports="" wait=0 seed_file="" lms="" assignment="" force=""
-while getopts n:r:s:l:a:fw opt; do
+usage="usage: grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE] [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
+shards=8 only="" reports="" wait=0 seed_file="" roster="" lms="" assignment="" force=""
+while getopts n:k:r:s:R:l:a:fw opt; do
     case $opt in
     n) shards=$OPTARG ;;
+    k) only=$OPTARG ;;
+    R) roster=$OPTARG ;;
     r) reports=$OPTARG ;;
     s) seed_file=$OPTARG ;;
     l) lms=$OPTARG ;;
@@ -49,7 +56,7 @@ fi
 case $lms in '' | canvas | moodle) ;; *) echo "grade-course.sh: -l $lms: canvas or moodle" >&2; exit 2 ;; esac
 case $lms,$assignment in
 canvas,) echo "grade-course.sh: -l canvas needs -a 'TITLE (ID)', the assignment's column as Canvas's gradebook export heads it" >&2; exit 2 ;;
-canvas,* | ,) ;;
+canvas,* | *,) ;;
 *) echo "grade-course.sh: -a goes with -l canvas" >&2; exit 2 ;;
 esac
 if [ -n "$seed_file" ]; then
@@ -57,9 +64,19 @@ if [ -n "$seed_file" ]; then
         { echo "grade-course.sh: -s $seed_file: no such file" >&2; exit 2; }
     seed_file=$(cd "$(dirname "$seed_file")" && pwd)/$(basename "$seed_file")
 fi
+if [ -n "$roster" ]; then
+    [ -f "$roster" ] && [ -r "$roster" ] ||
+        { echo "grade-course.sh: -R $roster: no such file" >&2; exit 2; }
+    roster=$(cd "$(dirname "$roster")" && pwd)/$(basename "$roster")
+fi
 subs=$(cd "$1" && pwd) lab=$2
 shift 2
 case $shards in '' | *[!0-9]* | 0) echo "grade-course.sh: -n $shards: a number of shards, 1 or more" >&2; exit 2 ;; esac
+for k in $(printf '%s' "$only" | tr ',' ' '); do
+    case $k in *[!0-9]* | 0) k=0 ;; esac
+    [ "$k" -ge 1 ] && [ "$k" -le "$shards" ] ||
+        { echo "grade-course.sh: -k $only: shards are 1 to $shards (-n)" >&2; exit 2; }
+done
 reports=${reports:-$subs.grades}
 mkdir -p "$reports"
 reports=$(cd "$reports" && pwd)
@@ -70,17 +87,18 @@ make -s -C "$root" grader >&2
 cd "$root"
 # The grader's arguments go to each job as words of its own: no shell reads
 # them again, whatever the paths hold.
-array=$(sbatch --parsable --array="1-$shards" --output="$reports/slurm-%A_%a.out" "$@" \
-    "$here/grade.sbatch" "$subs" "$lab" "$reports" \
+array=$(sbatch --parsable --array="${only:-1-$shards}" --output="$reports/slurm-%A_%a.out" "$@" \
+    "$here/grade.sbatch" "$subs" "$lab" "$reports" --shards "$shards" \
     ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${force:+"$force"})
 array=${array%%;*}
 merge=$(sbatch --parsable --dependency="afterany:$array" \
     --output="$reports/slurm-merge-%j.out" "$@" \
     "$here/merge.sbatch" "$subs" "$lab" "$reports" \
-    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${lms:+--lms} ${lms:+"$lms"} \
+    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${roster:+--roster} ${roster:+"$roster"} \
+    ${lms:+--lms} ${lms:+"$lms"} \
     ${assignment:+--lms-assignment} ${assignment:+"$assignment"})
 merge=${merge%%;*}
-echo "grade-course.sh: array job $array ($shards shards), merge job $merge; the gradebook will be $reports/grades.csv"
+echo "grade-course.sh: array job $array (${only:+shards $only of }$shards shards), merge job $merge; the gradebook will be $reports/grades.csv"
 if [ $wait = 1 ]; then
     while squeue -h -j "$merge" 2>/dev/null | grep -q .; do
         sleep 2

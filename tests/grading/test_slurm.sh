@@ -125,5 +125,26 @@ expect_eq "the LMS file's column, -a's" "$(tr -d '\r' <"$SUBS.grades/lms-canvas.
 # Each shard ran as an array task of its own.
 expect_eq "three array tasks ran" "$(ls "$SUBS.grades"/slurm-*_*.out 2>/dev/null | wc -l | tr -d ' ')" 3
 
+# A shard that has not run (-k: only shards 1 and 2 of 3): the merge names
+# it and writes no LMS file; -k 3 runs it alone, as shard 3 of 3, and the
+# merge then gives the whole gradebook, the roster's missing student too.
+C2=$TMP/class2
+for i in 1 2 3 4 5; do mkdir -p "$C2/t$i" && cp solutions/lab0/lab0.c "$C2/t$i/"; done
+printf 'id,name\nt1,One\nt2,Two\nt3,Three\nt4,Four\nt5,Five\nt6,Six Absent\n' >"$TMP/roster.csv"
+out=$(sh grading/slurm/grade-course.sh -n 3 -k 1,2 -R "$TMP/roster.csv" -l moodle -w "$C2" lab0 \
+    --partition=cpu --export=NONE 2>&1)
+expect_match "-k 1,2: says which shards" "$out" "array job [0-9]+ \\(shards 1,2 of 3 shards\\)"
+expect_match "-k 1,2: the merge names shard 3" "$out" \
+    "For LMS: +not written: 1 submission \\(t3\\) has no report: shard 3 of 3 has not run"
+[ ! -e "$C2.grades/lms-moodle.csv" ] && ok || bad "-k 1,2: an LMS file with shard 3's students at 0"
+out=$(sh grading/slurm/grade-course.sh -n 3 -k 3 -R "$TMP/roster.csv" -l moodle -w "$C2" lab0 \
+    --partition=cpu --export=NONE 2>&1)
+[ -f "$C2.grades/grades.shard-3-of-3.csv" ] && [ ! -e "$C2.grades/grades.shard-1-of-1.csv" ] && ok ||
+    bad "-k 3: not run as shard 3 of 3: $(ls "$C2.grades" | grep shard | tr '\n' ' ')"
+expect_eq "-k 3, then the merge: every student, the roster's missing one too" \
+    "$(tr -d '\r' <"$C2.grades/grades.csv" | sed 1d | cut -d, -f1,2,4 | tr '\n' ' ')" \
+    "t1,100,graded t2,100,graded t3,100,graded t4,100,graded t5,100,graded t6,0,missing "
+expect_eq "-k 3, then the merge: the LMS file" "$(tr -d '\r' <"$C2.grades/lms-moodle.csv" | sed 1d | wc -l | tr -d ' ')" 6
+
 echo "test_slurm: $passed passed, $failed failed"
 [ "$failed" = 0 ]
