@@ -625,6 +625,9 @@ static int stage_files(const gr_options *o, const char *stage, gr_report *r, lab
                  : lstat(from, &st) != 0  ? lab_errorf(&why, "no %s in the submission", name)
                  : !S_ISREG(st.st_mode)   ? lab_errorf(&why, "%s in the submission is not a "
                                                              "regular file (a link?)", name)
+                 : st.st_size == 0        ? lab_errorf(&why, "%s in the submission is empty (0 "
+                                                             "bytes): no code was uploaded; "
+                                                             "submit the file you wrote", name)
                                           : copy_file(from, to, &why);
         free(from), free(to);
         if (rc != 0) {

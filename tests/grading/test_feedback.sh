@@ -9,6 +9,7 @@
 #     the lab's functions, naming them, instead of the linker's lines about
 #     the grader's objects;
 #   - one function misnamed: one line naming the function it lacks;
+#   - an empty lab0.c (0 bytes): said so, not "defines none of the functions";
 #   - Lab0.c, in a folder and in a zip, and a copy's name (lab0-1.c,
 #     "lab0 (2).c"): graded as lab0.c, the scorecard and the summary
 #     saying so; a student's own ./grader still says "rename it lab0.c";
@@ -34,7 +35,8 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 
 S=$TMP/class
-for id in typo empty misnamed folder copy1 copy2 both; do mkdir -p "$S/$id"; done
+for id in typo empty misnamed folder copy1 copy2 both zero; do mkdir -p "$S/$id"; done
+: >"$S/zero/lab0.c"
 cp solutions/lab0/lab0.c "$S/copy1/lab0-1.c"
 cp solutions/lab0/lab0.c "$S/copy2/lab0 (2).c"
 # the lab's own name beside a copy's: the own one is graded, nothing said
@@ -86,6 +88,8 @@ for id in folder zipped; do
     expect_match "$id: the scorecard says so" "$(card "$id")" \
         "^Note: Lab0\\.c graded as lab0\\.c \\(the lab's file names are exact: use them next time\\)\\.$"
 done
+expect_match "zero: an empty file, said in a word" "$(card zero)" \
+    "lab0\\.c in the submission is empty \\(0 bytes\\): no code was uploaded"
 expect_eq "copy1: lab0-1.c graded" "$(jq -r .score "$G/copy1.json"),$(jq -r .note "$G/copy1.json")" \
     "100,lab0-1.c graded as lab0.c (the lab's file names are exact: use them next time)"
 expect_eq "copy2: 'lab0 (2).c' graded" "$(jq -r .score "$G/copy2.json")" 100
