@@ -39,7 +39,6 @@ typedef struct gr_file_hash {
 typedef struct gr_report {
     const grader_lab *lab;
     const char *source;    /* where the graded files came from, for the header */
-    const char *note;      /* said under the header (gr_options.note), or NULL */
     int build_ok;          /* 0: it did not compile, link, or pass the symbol check */
     char *build_log;       /* the compiler's first messages, or NULL */
     gr_result *results;    /* one per graded test, in rubric order */
@@ -55,6 +54,7 @@ typedef struct gr_report {
     const char *grader_sha256; /* the sha256 of what grades the lab: program, suite, goldens */
     const gr_file_hash *files; /* the sha256 of each student file graded */
     int nfiles;
+    const char *note;      /* said under the header (gr_options.note), or NULL */
 } gr_report;
 
 typedef enum gr_format {

@@ -64,7 +64,7 @@ static void make_reports(void)
         results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
                                          "not run: the submission did not compile", NULL, 0};
     }
-    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0};
+    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0, NULL};
 
     results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n", 1.5};
     results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
@@ -74,14 +74,14 @@ static void make_reports(void)
     results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile, 2};
     results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL, 30};
     report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
-                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
+                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL};
 
     report_nobuild = (gr_report){&lab, "submissions/bob", 0,
                                  "lab0.c:12:5: error: expected ';' before '}' token\n"
                                  "   12 |     return x\n"
                                  "      |             ^\n"
                                  "bad byte \xfe <&> \x02\n",
-                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0};
+                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0, NULL};
 }
 
 /* ---- writing and reading back ---------------------------------------------------- */
@@ -211,7 +211,7 @@ START_TEST(test_builds_on)
         {&dep_tests[3], GR_FAIL, 0, strdup("step 2: gave 1.5"), NULL, 0},
         {&dep_tests[4], GR_PASS, 5, NULL, NULL, 0},
     };
-    gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0};
+    gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0, NULL};
 
     ck_assert_int_eq(gr_note_builds_on(&r), 0);
     ck_assert_str_eq(res[0].message, "counted 3 saturated, should be 4");
@@ -358,7 +358,7 @@ START_TEST(test_text_missing_pieces)
 {
     static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0, NULL}, {"crash", 2, NULL, NULL, 1, 0, NULL}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL, 0}, {&bare[1], GR_ERROR, 0, NULL, NULL, 0}};
-    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0};
+    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0, NULL};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
     int n;
     char **lines = split_lines(out, &n);
@@ -659,7 +659,7 @@ START_TEST(test_tap_details)
     {
         gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL, 0},
                             {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL, 0}};
-        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0};
+        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0, NULL};
         out = render(&r, GR_FORMAT_TAP, 0);
         ck_assert_ptr_nonnull(
             strstr(out, "\n  ---\n  message: \"  leading spaces\\n\\nafter a blank\"\n"));
@@ -880,7 +880,7 @@ START_TEST(test_skipped)
         res[i] = (gr_result){&tests[i], GR_SKIPPED, 0,
                              "it needs a GPU, and no GPU: no device", NULL, 0};
     res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL, 1};
-    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0};
+    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL};
 
     char *text = render(&r, GR_FORMAT_TEXT, 0);
     ck_assert_ptr_nonnull(strstr(text, "SKIP  encode_rne "));
