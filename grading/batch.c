@@ -201,6 +201,7 @@ static void report_similarity(const batch *b)
             free(dir);
             continue;
         }
+        free(accept_near_names(dir, b->lab->student_files)); /* compared as graded */
         dirs[n] = dir;
         in[n].id = s->id;
         in[n].dir = dir;

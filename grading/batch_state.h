@@ -226,6 +226,9 @@ int count_refused(const batch *b);
  * Returns their sum; each count goes where its pointer is not NULL. */
 int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors);
 int write_gradebook(const batch *b, lab_error *err);
+/* batch_jobs.c: renames in dir a student file sent under a near name
+ * (gr_near_name) to the lab's; returns what it did, for a note, or NULL. */
+char *accept_near_names(const char *dir, const char *const *wanted);
 /* The LMS's file (o->lms). Returns 0; 1, nothing written and why in err,
  * where the platform could not import it (Canvas's anonymous ids); -1 on
  * an error. */
