@@ -109,15 +109,16 @@ int write_lms(const batch *b, lab_error *err)
         if (b->subs[k].unmerged && unmerged++ == 0)
             first = b->subs[k].id;
     if (unmerged > 0) {
-        char *shards = missing_shards(b);
-        lab_errorf(err, "%d submission%s (%s%s) ha%s no report: %s%s%s. A file for %s's import "
-                   "now would give them 0. Run %s (the others resume), then merge again",
+        char *shards = missing_shards(b), *which = shards ? gr_asprintf("shard %s", shards)
+                                                         : gr_asprintf("their shard");
+        lab_errorf(err, "%d submission%s (%s%s) %s no report: %s has not run, or not finished. "
+                   "A file for %s's import now would give them 0. Run %s (the others resume), "
+                   "then merge again",
                    unmerged, unmerged > 1 ? "s" : "", first, unmerged > 1 ? ", ..." : "",
-                   unmerged > 1 ? "ve" : "s", shards ? "shard " : "their shard",
-                   shards ? shards : "", shards ? " has not run, or not finished"
-                                                : " has not run, or not finished",
-                   b->o->lms, shards ? "it with --shard K/N" : "every shard");
+                   unmerged > 1 ? "have" : "has", which, b->o->lms,
+                   shards ? "it with --shard K/N" : "every shard");
         free(shards);
+        free(which);
         unlink(b->lms); /* an earlier run's, which would look current */
         return 1;
     }
@@ -366,6 +367,51 @@ static void print_skipped(const batch *b, const char *title, int refused, int w)
     }
 }
 
+/* What a list of the summary says of a submission, "" for its id alone;
+ * NULL leaves it out. */
+typedef const char *(*list_detail)(const submission *s);
+static const char *error_of(const submission *s)
+{
+    return s->status == SUB_ERROR ? (s->error ? s->error : "") : NULL;
+}
+static const char *build_failed_of(const submission *s)
+{
+    return s->status == SUB_BUILD_FAILED ? "" : NULL;
+}
+static const char *note_of(const submission *s)
+{
+    return s->note && s->status != SUB_ERROR ? s->note : NULL;
+}
+static const char *missing_of(const submission *s)
+{
+    return s->status == SUB_MISSING ? (s->name ? s->name : "") : NULL;
+}
+static const char *off_roster_of(const submission *s)
+{
+    return s->on_roster ? NULL : "";
+}
+
+/* The submissions detail picks, under title, each id cleaned for a
+ * terminal; nothing when it picks none. */
+static void print_list(const batch *b, const char *title, list_detail detail, int w)
+{
+    int listed = 0;
+    for (int k = 0; k < b->nsubs; k++) {
+        const char *d = detail(&b->subs[k]);
+        if (!d)
+            continue;
+        if (listed++ == 0)
+            printf("\n%s:\n", title);
+        char *id = gr_clean_line(b->subs[k].id), *what = gr_clean_line(d);
+        if (*what)
+            printf("  %-*s  %s\n", w, id, what);
+        else
+            printf("  %s\n", id);
+        free(id);
+        free(what);
+    }
+}
+
 void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
@@ -434,68 +480,16 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         print_skipped(b, "Skipped", 0, w);
     if (refused > 0)
         print_skipped(b, "Refused (each may be a student's: fix it, then run again)", 1, w);
-    if (errors > 0) {
-        printf("\nErrors (the report says what happened):\n");
-        for (int k = 0; k < b->nsubs; k++) {
-            if (b->subs[k].status != SUB_ERROR)
-                continue;
-            char *id = gr_clean_line(b->subs[k].id), *why = gr_clean_line(b->subs[k].error);
-            printf("  %-*s  %s\n", w, id, why);
-            free(id);
-            free(why);
-        }
-    }
-    /* Each student with a 0 that may not be the work's: by name, as the
-     * errors are (a near-miss file name, an empty file, a roster student
-     * who sent nothing). */
-    if (build_failed > 0) {
-        printf("\nDid not build, or a file was missing (score 0; each scorecard's build log says "
-               "why):\n");
-        for (int k = 0; k < b->nsubs; k++) {
-            if (b->subs[k].status != SUB_BUILD_FAILED)
-                continue;
-            char *id = gr_clean_line(b->subs[k].id);
-            printf("  %s\n", id);
-            free(id);
-        }
-    }
-    int renamed = 0;
-    for (int k = 0; k < b->nsubs; k++)
-        renamed += b->subs[k].note != NULL && b->subs[k].status != SUB_ERROR;
-    if (renamed > 0) {
-        printf("\nGraded under the lab's file name (each scorecard says so; the score "
-               "stands):\n");
-        for (int k = 0; k < b->nsubs; k++) {
-            if (!b->subs[k].note || b->subs[k].status == SUB_ERROR)
-                continue;
-            char *id = gr_clean_line(b->subs[k].id), *note = gr_clean_line(b->subs[k].note);
-            printf("  %-*s  %s\n", w, id, note);
-            free(id);
-            free(note);
-        }
-    }
-    if (missing > 0) {
-        printf("\nMissing (on the roster, no submission; score 0):\n");
-        for (int k = 0; k < b->nsubs; k++) {
-            if (b->subs[k].status != SUB_MISSING)
-                continue;
-            char *id = gr_clean_line(b->subs[k].id);
-            char *name = b->subs[k].name ? gr_clean_line(b->subs[k].name) : NULL;
-            printf("  %-*s  %s\n", w, id, name ? name : "");
-            free(id);
-            free(name);
-        }
-    }
-    if (not_on_roster > 0) {
-        printf("\nNot on the roster (graded all the same):\n");
-        for (int k = 0; k < b->nsubs; k++) {
-            if (b->subs[k].on_roster)
-                continue;
-            char *id = gr_clean_line(b->subs[k].id);
-            printf("  %s\n", id);
-            free(id);
-        }
-    }
+    print_list(b, "Errors (the report says what happened)", error_of, w);
+    /* Each student with a 0 that may not be the work's, by name, as the
+     * errors are (an empty file, a roster student who sent nothing), and
+     * each graded under the lab's file name. */
+    print_list(b, "Did not build, or a file was missing (score 0; each scorecard's build log "
+                  "says why)", build_failed_of, w);
+    print_list(b, "Graded under the lab's file name (each scorecard says so; the score stands)",
+               note_of, w);
+    print_list(b, "Missing (on the roster, no submission; score 0)", missing_of, w);
+    print_list(b, "Not on the roster (graded all the same)", off_roster_of, w);
     print_most_failed(b);
     int look[4];
     if (count_attention(b, &look[0], &look[1], &look[2], &look[3]) > 0) {
