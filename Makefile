@@ -288,7 +288,8 @@ help:
 	@echo "  make test        build and run the project's tests; GPU tests are skipped without a GPU"
 	@echo "  make test-fresh  the README's quick start on fresh Debian 12 and 13 roots (root and mmdebstrap)"
 	@echo "  make gpu-report  on a machine with a GPU: every lab5 check and figure, in $(BUILD)/gpu-report.txt"
-	@echo "  make bench       the quick start's time, the grader's per lab, lab3 and lab6 against PyTorch, the codec"
+	@echo "  make bench       the quick start's time, the grader's per lab, lab3 and lab6 against PyTorch, the codec,"
+	@echo "                   and how far each test's time limit is from its time (bench_margins.sh)"
 	@echo "                   against the memory limit, and on a GPU lab5's kernels against the copy and cuBLASLt"
 	@echo "  make clean       remove $(BUILD)/"
 	@echo ""
@@ -764,13 +765,15 @@ endif
 test-fresh:
 	@sh tests/fresh/run.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ]
 
-bench: $(BENCH_BINS) $(LAB6_BENCH) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5)
+bench: $(BENCH_BINS) $(LAB6_BENCH) $(GRADER_ALL) $(BUILD)/solutions/lab3/lab3 $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5) \
+    $(MANIFEST)
 	@sh tests/bench/bench_lab5.sh $(if $(LAB5_BUILT),$(BUILD)/solutions/lab5/lab5 $(GPUPROBE))
 	@sh tests/bench/bench_quickstart.sh
 	@sh tests/bench/bench_grader.sh $(GRADER_BIN)
 	@sh tests/bench/bench_batch.sh $(GRADER_BIN)
 	@sh tests/bench/bench_lab3.sh $(BUILD)/solutions/lab3/lab3
 	@sh tests/bench/bench_lab6.sh $(LAB6_BENCH)
+	@FP8LAB_BUILD=$(BUILD) sh tests/bench/bench_margins.sh $(GRADER_BIN)
 	@$(foreach b,$(BENCH_BINS),$(b) &&) true
 
 -include $(shell find $(BUILD)/obj $(BUILD)/subject $(BUILD)/labs $(BUILD)/solutions -name '*.d' 2>/dev/null)

@@ -756,6 +756,7 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
         jset(t, "points", json_integer(res->points), &ok);
         jset(t, "max_points", json_integer(res->test->points), &ok);
         jset(t, "seconds", json_real(res->seconds), &ok);
+        jset(t, "timeout_s", json_real(res->test->timeout_s), &ok);
         jset(t, "hidden_inputs", json_boolean(gr_test_hidden(r, res->test)), &ok);
         jset(t, "message", res->status == GR_PASS ? json_null() : jstr(message_of(r, res)), &ok);
         jset(t, "output", jstr(shows_output(res, verbose) ? res->output : NULL), &ok);

@@ -1470,6 +1470,10 @@ static Suite *fp8_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("wide");
+    /* all_codes took 1.5 s with two other tests at work on 2 cores, and
+     * Check's 4 s default was once too little on a shared machine: 20
+     * times that (tests/bench/bench_margins.sh measures it) */
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_wide_rows);
     tcase_add_test(tc, test_wide_values);
     tcase_add_loop_test(tc, test_wide_all_codes, 0, FP16_FORMAT_COUNT);

@@ -30,9 +30,9 @@
 
 static const grader_test tests[] = {
     {"decode_e4m3", 10, "Decode every E4M3 code", "§2.1 Decoding", 5, 0, NULL},
-    {"encode_rne", 15, "Round to nearest, ties to even", "§3.2 Rounding", 5, 0, NULL},
-    {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 5, 0, NULL},
-    {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 5, 0, NULL},
+    {"encode_rne", 15, "Round to nearest, ties to even", "§3.2 Rounding", 7.5, 0, NULL},
+    {"saturate", 20, "Saturate out-of-range values", "§3.3 Saturation", 6, 0, NULL},
+    {"scale_amax", 5, "Per-tensor scale from amax", "§4 Scaling", 9, 0, NULL},
 };
 static const char *const hidden_tests[] = {"encode_rne", "scale_amax", 0};
 static const grader_lab lab = {.name = "lab0", .title = "FP8 number formats", .mem_limit_mib = 512,
@@ -395,8 +395,8 @@ static const char *const json_keys[] = {"lab", "title", "source", "build_ok", "b
                                         "score", "max_score", "seconds", "hidden_inputs",
                                         "tests"};
 static const char *const json_test_keys[] = {"name", "title", "section", "status", "points",
-                                             "max_points", "seconds", "hidden_inputs",
-                                             "message", "output"};
+                                             "max_points", "seconds", "timeout_s",
+                                             "hidden_inputs", "message", "output"};
 
 START_TEST(test_json_mixed)
 {
@@ -418,7 +418,7 @@ START_TEST(test_json_mixed)
     ck_assert_int_eq((int) json_array_size(arr), 4);
     for (int i = 0; i < 4; i++) {
         json_t *t = json_array_get(arr, (size_t) i);
-        assert_keys(t, json_test_keys, 10);
+        assert_keys(t, json_test_keys, 11);
         ck_assert_str_eq(jget_str(t, "name"), tests[i].name);
         ck_assert_str_eq(jget_str(t, "title"), tests[i].title);
         ck_assert_str_eq(jget_str(t, "section"), tests[i].section);
@@ -427,6 +427,8 @@ START_TEST(test_json_mixed)
         ck_assert_int_eq(jget_int(t, "max_points"), tests[i].points);
         ck_assert_double_eq_tol(json_number_value(json_object_get(t, "seconds")),
                                 results_mixed[i].seconds, 1e-9);
+        ck_assert_double_eq_tol(json_number_value(json_object_get(t, "timeout_s")),
+                                tests[i].timeout_s, 1e-9);
         ck_assert(json_is_null(json_object_get(t, "output"))); /* not verbose */
         ck_assert(i == 0 ? json_is_null(json_object_get(t, "message"))
                          : json_is_string(json_object_get(t, "message")));
