@@ -91,6 +91,9 @@ int gr_near_name(const char *name, const char *wanted)
 {
     if (strcasecmp(name, wanted) == 0)
         return strcmp(name, wanted) != 0;
+    /* Google Drive's copy: "Copy of lab1.c" */
+    if (strncasecmp(name, "copy of ", 8) == 0)
+        return strcmp(name + 8, wanted) == 0 || gr_near_name(name + 8, wanted);
     static const char *const forms[] = {"-#",      "_#",       " (#)",     "(#)",
                                         " copy",   "-copy",    "_copy",    " - copy",
                                         " copy #", " (copy)",  " - copy (#)"};

@@ -37,8 +37,8 @@ int gr_unpack(const char *archive, const char *dest, const char *const *wanted, 
 /* Whether name is wanted's but for case ("Lab1.c" for lab1.c) or with a
  * copy's suffix before its extension, as platforms and file managers add
  * them: "lab1-1.c" (Canvas, a resubmission), "lab1 (2).c", "lab1(2).c",
- * "lab1_2.c", "lab1 copy.c", "lab1 - Copy.c", "lab1 copy 2.c" (any case);
- * not wanted itself. */
+ * "lab1_2.c", "lab1 copy.c", "lab1 - Copy.c", "lab1 copy 2.c", "Copy of
+ * lab1.c" (Google Drive's; any case); not wanted itself. */
 int gr_near_name(const char *name, const char *wanted);
 
 /* gr_unpack in a process of its own: the archive is opened here, read there

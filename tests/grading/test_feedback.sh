@@ -11,7 +11,8 @@
 #   - one function misnamed: one line naming the function it lacks;
 #   - an empty lab0.c (0 bytes): said so, not "defines none of the functions";
 #   - Lab0.c, in a folder and in a zip, and a copy's name (lab0-1.c,
-#     "lab0 (2).c"): graded as lab0.c, the scorecard and the summary
+#     "lab0 (2).c", Google Drive's "Copy of lab0.c"): graded as lab0.c, the
+#     scorecard and the summary
 #     saying so; a student's own ./grader still says "rename it lab0.c";
 #   - an archive refused for two lab0.c in folders named with a terminal's
 #     escapes (ESC, an OSC title, BEL), a right-to-left override and HTML:
@@ -35,10 +36,11 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/tests/grading/lib.sh"
 
 S=$TMP/class
-for id in typo empty misnamed folder copy1 copy2 both zero; do mkdir -p "$S/$id"; done
+for id in typo empty misnamed folder copy1 copy2 copy3 both zero; do mkdir -p "$S/$id"; done
 : >"$S/zero/lab0.c"
 cp solutions/lab0/lab0.c "$S/copy1/lab0-1.c"
 cp solutions/lab0/lab0.c "$S/copy2/lab0 (2).c"
+cp solutions/lab0/lab0.c "$S/copy3/Copy of lab0.c"
 # the lab's own name beside a copy's: the own one is graded, nothing said
 cp solutions/lab0/lab0.c "$S/both/lab0.c"
 cp labs/lab0/lab0.c "$S/both/lab0 copy.c"
@@ -93,11 +95,12 @@ expect_match "zero: an empty file, said in a word" "$(card zero)" \
 expect_eq "copy1: lab0-1.c graded" "$(jq -r .score "$G/copy1.json"),$(jq -r .note "$G/copy1.json")" \
     "100,lab0-1.c graded as lab0.c (the lab's file names are exact: use them next time)"
 expect_eq "copy2: 'lab0 (2).c' graded" "$(jq -r .score "$G/copy2.json")" 100
+expect_eq "copy3: 'Copy of lab0.c' (Google Drive's) graded" "$(jq -r .score "$G/copy3.json")" 100
 expect_eq "both: lab0.c itself graded, no note" \
     "$(jq -r .score "$G/both.json"),$(jq -r '.note // "none"' "$G/both.json")" "100,none"
 expect_eq "the summary lists each, by id" \
     "$(sed -n "/^Graded under the lab's file name/,/^\$/p" "$TMP/out" | awk 'NR > 1 && NF { print $1 }' |
-        tr '\n' ' ')" "copy1 copy2 folder zipped "
+        tr '\n' ' ')" "copy1 copy2 copy3 folder zipped "
 # A student at their own terminal: stopped, and told to rename it.
 "$GRADER" lab0 --dir "$S/folder" >"$TMP/own.out" 2>&1
 expect_match "own ./grader, Lab0.c: rename it" "$(cat "$TMP/own.out")" \
