@@ -703,7 +703,38 @@ bool gr_split_lab(const grader_lab *lab)
  * with the messages in stage/build.log. */
 /* ---- the build log, as the student reads it ----------------------------------------- */
 
-#define BUILD_LOG_MAX (4u << 20) /* a longer log is left as the compiler wrote it */
+#define BUILD_LOG_MAX (4u << 20) /* a longer log is cut to its first 4 MiB */
+
+/* The log at path, never through a link: whole, or where it is longer than
+ * BUILD_LOG_MAX its first lines up to that, and a line saying how much was
+ * cut, so that however much a submission makes the compiler say, the whole
+ * log the student gets back is rewritten (replace_in_log). NULL when it
+ * cannot be read. */
+static char *read_build_log(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    char *text = NULL;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        (text = malloc(BUILD_LOG_MAX + 128)) != NULL) {
+        size_t want = (size_t)st.st_size < BUILD_LOG_MAX ? (size_t)st.st_size : BUILD_LOG_MAX;
+        size_t n = 0;
+        ssize_t got;
+        while (n < want && (got = read(fd, text + n, want - n)) > 0)
+            n += (size_t)got;
+        text[n] = '\0';
+        if ((size_t)st.st_size > n) {
+            /* cut after the last whole line: no message half kept */
+            char *nl = strrchr(text, '\n');
+            size_t keep = nl ? (size_t)(nl - text) + 1 : 0;
+            snprintf(text + keep, 128, "[the compiler's messages went on for %lld more bytes: cut]\n",
+                     (long long)st.st_size - (long long)keep);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return text;
+}
 
 /* The log at path opened again to be rewritten: never through a link (the
  * stage is the sandbox's while it builds). NULL when it cannot be. */
@@ -720,8 +751,7 @@ static FILE *rewrite_log(const char *path)
  * (from NULL-terminated; in order, so the most specific first). */
 static void replace_in_log(const char *path, const char *const *from, const char *const *to)
 {
-    size_t len;
-    char *text = gr_read_file(path, BUILD_LOG_MAX, &len);
+    char *text = read_build_log(path);
     for (int i = 0; text && from[i]; i++) {
         size_t flen = strlen(from[i]), tlen = strlen(to[i]), hits = 0;
         for (const char *r = text; (r = strstr(r, from[i])) != NULL; r += flen)

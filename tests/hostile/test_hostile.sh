@@ -212,6 +212,18 @@ case "$(jq -r .build_log "$R/include_secret.json")" in
 *) ok ;;
 esac
 refused include_zero "out of memory|memory exhausted|stopped after"
+# flooded: a log of 4 MiB and more, rewritten whole (flooded PREFIX DIR)
+flooded() {
+    refused_log=$(jq -r .build_log "$2/log_flood.json")
+    expect_match "${1}log_flood: its log names lab0.c" "$(printf '%s\n' "$refused_log" | head -n 1)" \
+        "^lab0\\.c:[0-9]+:[0-9]+: warning: a line of the flood"
+    case $refused_log in
+    *"$BUILD"* | *"$ROOT"* | */grade/*) bad "${1}log_flood: the build log names the grader's folders" ;;
+    *) ok ;;
+    esac
+}
+refused log_flood "warning: a line of the flood"
+flooded "" "$R"
 
 for spec in "symlink_escape|link/lab0\\.c is a symbolic link to /etc/passwd" \
     "zip_bomb|lab0\\.c is larger than 1024 KiB unpacked"; do
@@ -247,7 +259,7 @@ fi
 # namespaces), Landlock keeps the same view, where the kernel has it.
 L=$TMP/landlock
 for id in good1 include_secret include_solution include_classmate raw_write exit93 raw_open \
-    raw_exec wordexp_shell not_root stat_anywhere pragma_hidden pragma_missing slow_build; do
+    raw_exec wordexp_shell not_root stat_anywhere pragma_hidden pragma_missing slow_build log_flood; do
     mkdir -p "$L/$id" && cp "$SUBS/$id/lab0.c" "$L/$id/"
 done
 watched "$TMP/ll.uids" env FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
@@ -272,6 +284,7 @@ if grep -q "Landlock (ABI" "$TMP/ll.err"; then
         expect_eq "no bwrap: $id refused" "$(lfield $id 2),$(lfield $id 4)" "0,build_failed"
     done
     same_log "no bwrap: " "$L.grades"
+    flooded "no bwrap: " "$L.grades"
     expect_eq "no bwrap: slow_build full marks" "$(lfield slow_build 2),$(lfield slow_build 4)" \
         "100,graded"
     case "$(jq -r .build_log "$L.grades/include_secret.json")" in
