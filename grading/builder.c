@@ -365,13 +365,32 @@ static int check_init_relocations(FILE *f, const Elf64_Shdr *sh, int nsh, int ia
     return -1;
 }
 
+/* Whether a section of code holds the bytes of a system-call instruction,
+ * x86-64's syscall (0f 05) or sysenter (0f 34), or the 32-bit gate, int
+ * $0x80 (cd 80): anywhere, so also inside another instruction (a constant,
+ * an offset), which only a disassembly tells apart (syscall_instructions). */
+static bool syscall_bytes(FILE *f, const Elf64_Shdr *s)
+{
+    if (s->sh_type != SHT_PROGBITS || !(s->sh_flags & SHF_EXECINSTR) || s->sh_size < 2)
+        return false;
+    if (s->sh_size > (64u << 20) || fseek(f, (long)s->sh_offset, SEEK_SET) != 0)
+        return true; /* too large to scan: disassembled instead */
+    int prev = EOF, c;
+    for (size_t i = 0; i < s->sh_size && (c = getc(f)) != EOF; i++, prev = c)
+        if ((prev == 0x0f && (c == 0x05 || c == 0x34)) || (prev == 0xcd && c == 0x80))
+            return true;
+    return false;
+}
+
 /*
  * Reads the section names of the ELF object obj and appends to out a line
  * for each that would run the submission's code outside the tests (a
- * constructor or destructor). Returns 0 when there is none, -1 otherwise or
- * when obj is not an ELF object this can read.
+ * constructor or destructor). Sets *syscalls when a section of code holds
+ * the bytes of a system-call instruction (syscall_bytes). Returns 0 when
+ * there is none, -1 otherwise or when obj is not an ELF object this can
+ * read.
  */
-static int check_sections(const char *obj, const char *file, FILE *out, int cuda)
+static int check_sections(const char *obj, const char *file, FILE *out, int cuda, bool *syscalls)
 {
     int init_arrays = 0, init_array = -1;
     FILE *f = fopen(obj, "rb");
@@ -393,6 +412,7 @@ static int check_sections(const char *obj, const char *file, FILE *out, int cuda
             fread(names, 1, strtab->sh_size, f) == strtab->sh_size)
             rc = 0;
         for (int i = 0; rc >= 0 && i < eh.e_shnum; i++) {
+            *syscalls = *syscalls || syscall_bytes(f, &sh[i]);
             if (sh[i].sh_name >= strtab->sh_size)
                 continue;
             const char *name = names + sh[i].sh_name;
@@ -504,6 +524,62 @@ static bool static_init_symbol(const char *name)
            strstr(name, "__static_initialization_and_destruction") != NULL;
 }
 
+/*
+ * Disassembles obj (objdump -d) and appends to out a line for each
+ * system-call instruction in it, naming the function that holds it: a
+ * submission's code computes and makes no system call of its own (the
+ * tests' filter would stop it at the first). Returns how many it found; 0
+ * also when objdump cannot run (the filter still stops them).
+ */
+static int syscall_instructions(const char *stage, const char *obj, const char *file, FILE *out)
+{
+    char *listing = gr_asprintf("%s/objdump.out", stage);
+    char *argv[] = {"objdump", "-d", "--no-show-raw-insn", (char *)obj, NULL};
+    static const char *const nothing_more[] = {NULL};
+    gr_limits lim = {0, 64L << 20, 0, 30, 64, EXTRA_PROCS, stage, nothing_more};
+    int timed_out = 0, status = -1, found = 0;
+    pid_t pid = gr_spawn(argv, tool_env(stage), listing, -1, &lim);
+    if (pid > 0)
+        status = gr_wait_until(pid, gr_now() + 30, &timed_out);
+    FILE *in = pid > 0 && !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0
+                   ? fopen(listing, "r") : NULL;
+    char *line = NULL, function[128] = "?", said[4][160];
+    size_t cap = 0;
+    while (in && getline(&line, &cap, in) > 0) {
+        char *open = strchr(line, '<'), *close = open ? strstr(open, ">:") : NULL;
+        if (line[0] != ' ' && open && close) { /* "0000000000000000 <lab0_decode>:" */
+            snprintf(function, sizeof function, "%.*s", (int)(close - open - 1), open + 1);
+            continue;
+        }
+        char *tab = strchr(line, '\t'); /* "  1c:\tsyscall" */
+        if (!tab)
+            continue;
+        char op[16] = "", arg[16] = "";
+        if (sscanf(tab + 1, "%15s %15s", op, arg) < 1)
+            continue;
+        bool gate = strcmp(op, "int") == 0 && strcmp(arg, "$0x80") == 0;
+        if (strcmp(op, "syscall") != 0 && strcmp(op, "sysenter") != 0 && !gate)
+            continue;
+        char what[160]; /* "syscall, in lab0_decode": each said once */
+        snprintf(what, sizeof what, "%s%s, in %s", op, gate ? " $0x80" : "", function);
+        bool seen = false;
+        for (int i = 0; i < found && i < 4 && !seen; i++)
+            seen = strcmp(said[i], what) == 0;
+        if (seen || found >= 4)
+            continue;
+        snprintf(said[found++], sizeof said[0], "%s", what);
+        fprintf(out, "%s: holds a system-call instruction (%s), which no submission may: the "
+                "lab's functions compute, and make no system call of their own (the tests "
+                "would stop at it)\n", file, what);
+    }
+    free(line);
+    if (in)
+        fclose(in);
+    unlink(listing);
+    free(listing);
+    return found;
+}
+
 static int check_symbols(const gr_options *o, const char *stage, const char *obj,
                          const char *file, const char *log, int cuda, int *defines)
 {
@@ -607,7 +683,10 @@ static int check_symbols(const gr_options *o, const char *stage, const char *obj
     }
     free(line);
     free(name);
-    if (check_sections(obj, file, out, cuda) != 0)
+    bool syscalls = false;
+    if (check_sections(obj, file, out, cuda, &syscalls) != 0)
+        rc = -1;
+    if (syscalls && syscall_instructions(stage, obj, file, out) > 0)
         rc = -1;
 done:
     if (in)

@@ -200,6 +200,9 @@ refused pragma_hidden "/etc/shadow: No such file or directory"
 refused pragma_missing "/etc/fp8lab-no-such-file: No such file or directory"
 same_log "" "$R"
 expect_eq "slow_build: full marks" "$(field slow_build 2),$(field slow_build 4)" "100,graded"
+refused syscall_insn "^lab0\\.c: holds a system-call instruction \\(syscall, in lab0_decode\\)"
+expect_eq "syscall_lookalike: its 0f 05 in a constant, full marks" \
+    "$(field syscall_lookalike 2),$(field syscall_lookalike 4)" "100,graded"
 # Its first raw open stopped it, in every test: nothing of its attack ran
 # (a test it passed would be one the attack forged).
 expect_eq "raw_write: score and status" "$(field raw_write 2),$(field raw_write 4)" "0,graded"
