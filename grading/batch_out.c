@@ -267,6 +267,87 @@ static void draw_histogram(const batch *b, const int *scores, int n, int max)
     free(xlabel);
 }
 
+/*
+ * Every test of the rubric, over the submissions that built: how many
+ * passed it, did not, or had it SKIPPED, and its mean points, in
+ * <json_dir>/per-test.csv (CRLF, as the gradebook), and the share that
+ * passed each as a plot, per-test.{dat,gp,png}; says where. The summary
+ * names the five most failed; this is the whole table.
+ */
+static void write_per_test(const batch *b)
+{
+    const grader_lab *lab = b->lab;
+    int n = lab->ntests, built = 0;
+    int *passed = xcalloc((size_t)n, sizeof *passed), *failed = xcalloc((size_t)n, sizeof *failed);
+    int *skipped = xcalloc((size_t)n, sizeof *skipped);
+    double *points = xcalloc((size_t)n, sizeof *points), *x = xcalloc((size_t)n, sizeof *x);
+    double *share = xcalloc((size_t)n, sizeof *share);
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        if (s->status != SUB_GRADED || !s->passed)
+            continue;
+        built++;
+        for (int i = 0; i < n; i++) {
+            passed[i] += s->passed[i] == 1;
+            failed[i] += s->passed[i] == 0;
+            skipped[i] += s->passed[i] < 0;
+            points[i] += s->points[i];
+        }
+    }
+    char *stem = b->o->shard_n > 0 ? gr_asprintf("%s/per-test.shard-%d-of-%d", b->json_dir,
+                                                 b->o->shard_k, b->o->shard_n)
+                                    : gr_asprintf("%s/per-test", b->json_dir);
+    char *csv = gr_asprintf("%s.csv", stem);
+    atomic_file af;
+    lab_error err;
+    int rc = atomic_file_open(&af, csv, &err);
+    if (rc == 0) {
+        fputs("test,title,max_points,passed,failed,skipped,mean_points\r\n", af.f);
+        for (int i = 0; i < n; i++) {
+            gr_write_csv_cell(af.f, lab->tests[i].name);
+            fputc(',', af.f);
+            gr_write_csv_cell(af.f, lab->tests[i].title ? lab->tests[i].title : "");
+            fprintf(af.f, ",%d,%d,%d,%d,%.2f\r\n", lab->tests[i].points, passed[i], failed[i],
+                    skipped[i], built ? points[i] / built : 0.0);
+        }
+        rc = atomic_file_commit(&af, &err);
+    }
+    if (rc == 0)
+        printf("Per test:  %s, every test's passes and failures over the %d that built\n", csv,
+               built);
+    else
+        printf("Per test:  not written: %s\n", err.msg);
+    int m = 0; /* the tests that ran somewhere: a share of those that ran them */
+    for (int i = 0; i < n; i++)
+        if (passed[i] + failed[i] > 0) {
+            x[m] = i + 1;
+            share[m++] = 100.0 * passed[i] / (passed[i] + failed[i]);
+        }
+    char *title = gr_asprintf("%s: each test's share of passes, over the %d that built",
+                              lab->name, built);
+    plot *p = m > 0 ? plot_new(stem, title, "test (its row in per-test.csv)",
+                               "submissions that passed it (%)", &err) : NULL;
+    rc = p ? plot_add_series(p, NULL, x, share, (size_t)m, &err) : -1;
+    if (rc == 0)
+        rc = plot_set_marks(p, PLOT_MARKS_ALL, &err);
+    if (rc == 0)
+        rc = plot_set_xrange(p, 0.5, n + 0.5, &err);
+    if (rc == 0)
+        rc = plot_set_yrange(p, 0, 105, &err);
+    if (rc == 0)
+        rc = plot_render(p, NULL, &err);
+    if (rc == 0)
+        printf("           %s.png (and .gp, .dat), the share that passed each\n", stem);
+    else if (m > 0 && rc == PLOT_NO_GNUPLOT)
+        printf("           its plot not drawn, gnuplot is missing; gnuplot %s.gp draws it\n",
+               stem);
+    else if (m > 0)
+        printf("           its plot not drawn: %s\n", err.msg);
+    plot_free(p);
+    free(title), free(stem), free(csv);
+    free(passed), free(failed), free(skipped), free(points), free(x), free(share);
+}
+
 static int by_value(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -515,6 +596,7 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
     printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);
+    write_per_test(b);
     draw_histogram(b, scores, n, max);
     free(scores);
 }

@@ -122,6 +122,22 @@ expect_eq "broken: score and status" "$(field "$BOOK" broken 2),$(field "$BOOK" 
     "0,build_failed"
 expect_match "broken: the compiler's message" "$(jq -r .build_log "$GRADES/broken.json")" \
     "lab0\\.c:[0-9]+:[0-9]+: error"
+# Every test's passes and failures over the four that built, as the
+# reports count them (jq over the JSON, not the grader's tally).
+PER=$GRADES/per-test.csv
+expect_eq "per test: header" "$(csv "$PER" | head -n 1)" \
+    "test,title,max_points,passed,failed,skipped,mean_points"
+expect_eq "per test: a row a test" "$(csv "$PER" | sed 1d | wc -l | tr -d ' ')" 11
+want=$(for r in "$GRADES"/*.json; do jq -c 'select(.build_ok) | .tests[] | [.name, .status]' "$r"; done |
+    jq -rs 'group_by(.[0]) | map([.[0][0], (map(select(.[1] == "pass")) | length),
+        (map(select(.[1] == "fail" or .[1] == "error")) | length)] | join(",")) | .[]' | sort)
+expect_eq "per test: passed and failed as the reports say" \
+    "$(csv "$PER" | sed 1d | awk -F, '{ print $1 "," $(NF-3) "," $(NF-2) }' | sort | tr '\n' ' ')" \
+    "$(echo "$want" | tr '\n' ' ')"
+expect_eq "per test: good passed each (4 built: good, skel, crash, weird)" \
+    "$(csv "$PER" | awk -F, '$1 == "decode_e4m3" { print $(NF-3) + $(NF-2) + $(NF-1) }')" 4
+expect_match "per test: the summary says where" "$(cat "$TMP/first.out")" \
+    "^Per test:  .*per-test\\.csv, every test's passes and failures over the 4 that built$"
 # A folder without lab0.c is the submission's failure, as gr_grade reports
 # it (build_ok false, the missing file in the build log), not the grader's.
 expect_eq "empty: score and status" "$(field "$BOOK" empty 2),$(field "$BOOK" empty 4)" \
@@ -154,8 +170,16 @@ expect_match "summary: the gradebook" "$out" "^Gradebook: .*submissions\\.grades
 for f in scores.dat scores.gp; do
     [ -s "$GRADES/$f" ] && ok || bad "histogram: no $f"
 done
+for f in per-test.dat per-test.gp; do
+    [ -s "$GRADES/$f" ] && ok || bad "per test: no $f"
+done
+# the plot's points: each test's share of passes, in rubric order
+expect_eq "per test: the plot's points" \
+    "$(grep -v '^#' "$GRADES/per-test.dat" | awk 'NF >= 2 { printf "%d:%.0f ", $1, $2 }')" \
+    "$(csv "$PER" | sed 1d | awk -F, '{ p = $(NF-3); f = $(NF-2); if (p + f) printf "%d:%.0f ", NR, 100 * p / (p + f) }')"
 if command -v gnuplot >/dev/null 2>&1; then
     [ -s "$GRADES/scores.png" ] && ok || bad "histogram: no scores.png"
+    [ -s "$GRADES/per-test.png" ] && ok || bad "per test: no per-test.png"
 else
     expect_match "histogram: gnuplot missing" "$out" "^Histogram: not drawn, gnuplot is missing"
 fi
