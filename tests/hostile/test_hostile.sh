@@ -8,7 +8,8 @@
 # outside the work folders, the goldens are untouched, nothing is left
 # running. Every check holds with bubblewrap and with Landlock alone
 # (FP8LAB_SANDBOX=none, as where bwrap cannot start: a container; .ci/run
-# runs it so too), which keep the compiler from /etc/shadow; run by root,
+# runs it so in make test-fresh's plain chroot, where bwrap cannot start),
+# which keep the compiler from /etc/shadow; run by root,
 # the grader runs the tests as nobody.
 #
 #   GRADER=build/bin/grader FP8LAB_BUILD=build sh tests/hostile/test_hostile.sh
