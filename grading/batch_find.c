@@ -231,9 +231,13 @@ static int by_name(const void *a, const void *b)
 }
 
 
-/* The submission's name in the submissions folder: "alice", "bob.zip". */
+/* The submission's name as the student knows it: in the submissions folder,
+ * "alice", "bob.zip"; from a platform's download, the archive the student
+ * uploaded ("lab3.zip"), not the <id>.zip it was read into. */
 const char *entry_name(const submission *s)
 {
+    if (s->upload)
+        return s->upload;
     const char *slash = strrchr(s->source, '/');
     return slash ? slash + 1 : s->source;
 }
@@ -604,8 +608,12 @@ int list_submissions(batch *b, lab_error *err)
     /* The download's names, where it has them (a roster's win: apply_roster). */
     for (int k = 0; k < b->nsubs; k++)
         for (int i = 0; i < b->import.n; i++)
-            if (strcmp(b->subs[k].id, b->import.ids[i]) == 0 && b->import.names[i][0])
-                b->subs[k].import_name = b->import.names[i];
+            if (strcmp(b->subs[k].id, b->import.ids[i]) == 0) {
+                if (b->import.names[i][0])
+                    b->subs[k].import_name = b->import.names[i];
+                if (b->import.uploads && b->subs[k].archive)
+                    b->subs[k].upload = b->import.uploads[i];
+            }
     if (b->nsubs > 1)
         qsort(b->subs, (size_t)b->nsubs, sizeof *b->subs, by_id);
     skip_duplicates(b, &cap_skipped);

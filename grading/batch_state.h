@@ -154,6 +154,8 @@ typedef struct submission {
     int regraded;      /* its report was stale: graded again this run */
     char *name;        /* the student's name, from the roster; NULL without one */
     const char *import_name; /* the name a platform's download gives (b->import's) */
+    const char *upload; /* the archive's name as the student uploaded it, where a
+                           platform's download renamed it <id>.zip (b->import's) */
     int on_roster;     /* the roster lists it (always 1 without a roster) */
     int refused;       /* not graded: error says why (its id and another's are one) */
     char *note;        /* its report's note: a file graded under the lab's name */

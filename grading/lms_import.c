@@ -532,7 +532,8 @@ static int take(importer *im, const char *dir, const char *entry, const char *id
 }
 
 /* A student whose folder holds one file, an archive, becomes that archive:
- * dest/<id><suffix>, which the batch unpacks. */
+ * dest/<id><suffix>, which the batch unpacks; its own name is kept in
+ * uploads, which the student's scorecard names. */
 static void archives_as_archives(importer *im)
 {
     for (int i = 0; i < im->out->n; i++) {
@@ -555,8 +556,13 @@ static void archives_as_archives(importer *im)
         if (suffix > 0) {
             char *from = gr_asprintf("%s/%s", sdir, only);
             char *to = gr_asprintf("%s%s", sdir, only + strlen(only) - suffix);
-            if (rename(from, to) == 0)
+            if (rename(from, to) == 0) {
                 rmdir(sdir);
+                if (!im->out->uploads)
+                    im->out->uploads = calloc((size_t)im->out->n, sizeof *im->out->uploads);
+                if (im->out->uploads)
+                    im->out->uploads[i] = gr_asprintf("%s", only);
+            }
             free(from);
             free(to);
         }
@@ -865,7 +871,10 @@ void gr_import_free(gr_import *in)
     for (int i = 0; i < in->n; i++) {
         free(in->ids[i]);
         free(in->names[i]);
+        if (in->uploads)
+            free(in->uploads[i]);
     }
+    free(in->uploads);
     for (int i = 0; i < in->nskipped; i++) {
         free(in->skipped[i]);
         free(in->why[i]);

@@ -68,6 +68,10 @@ typedef struct gr_import {
     int n;             /* students found */
     char **ids;        /* each student's id */
     char **names;      /* and name, as the download gives it ("" when none) */
+    char **uploads;    /* and, where the student's files are one archive (then
+                          <id>.zip in dest), the archive's own name as the
+                          student uploaded it ("lab3.zip"), else NULL; the
+                          array NULL when none is */
     int nskipped;      /* entries of the download not taken */
     char **skipped;    /* their names */
     char **why;        /* and why */

@@ -73,6 +73,10 @@ expect_eq "canvas: rows by user id, the Unicode name's and the underscored name'
 [ "$(field "$BOOK" 48214 2)" -lt 50 ] && ok || bad "canvas: the skeleton (LATE, lab0-1.c) scored $(field "$BOOK" 48214 2)"
 expect_match "canvas: the missing file named" "$(cat "$C.grades/48216.txt" 2>/dev/null)" \
     "no lab0.c in the submission"
+# The archive as the student uploaded it, not the <id>.zip it was read into.
+expect_match "canvas: the scorecard names the student's own archive" \
+    "$(head -n 1 "$C.grades/48215.txt" 2>/dev/null)" "\\(graded: lab0\\.zip\\)$"
+expect_eq "canvas: and so does the report" "$(jq -r .source "$C.grades/48215.json")" "lab0.zip"
 expect_match "canvas: the name read two ways refused, with why" "$(cat "$TMP/c.out")" \
     "x_48213_48218_1093800_lab0\\.c +its name reads as more than one student's"
 expect_match "canvas: the stray file listed" "$(cat "$TMP/c.out")" \
