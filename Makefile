@@ -241,6 +241,9 @@ LIBSUBJECT  := $(BUILD)/grading/libsubject.a
 # The driver side: what ./grader and the grader's unit tests link.
 LIBGRADER   := $(BUILD)/grading/libgrader.a
 GRADER_BIN  := $(BUILD)/bin/grader
+# Preloaded into the compiler of a submission (grading/enoent.c): an open the
+# sandbox refuses reads as a missing file's.
+ENOENT_LIB  := $(BUILD)/grading/libenoent.so
 SUITE_OBJS  := $(LABS:%=$(BUILD)/grading/%_suite.o)
 # The labs whose tests call the submission in a subject (channel.h): those
 # with a call table.
@@ -250,7 +253,7 @@ LAB5_SPLIT_ON := $(filter lab5,$(SPLIT_LABS))
 SUBJECT_LIB  = $(LIB_SRCS:%.c=$(BUILD)/subject/obj/%.o)
 SPLIT_PARTS  = $(foreach lab,$(SPLIT_LABS),$(BUILD)/grading/$(lab)_judge \
                $(BUILD)/grading/$(lab)_subject.o) $(if $(SPLIT_LABS),$(LIBSUBJECT) $(SUBJECT_LIB))
-GRADER_ALL  := $(GRADER_BIN) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
+GRADER_ALL  := $(GRADER_BIN) $(ENOENT_LIB) $(LIBGRADING) $(SUITE_OBJS) $(LABS:%=$(BUILD)/grading/%_reference.o) \
                $(SPLIT_PARTS) $(LIB) $(if $(LAB5_BUILT),$(BUILD)/grading/lab5_suite.o \
                $(if $(LAB5_SPLIT_ON),,$(BUILD)/grading/lab5_reference.o) \
                $(BUILD)/grading/lab5_exports $(GPUPROBE))
@@ -343,7 +346,7 @@ endif
 # ---- labs and the grader ------------------------------------------------------------
 
 # The grader itself, and what grading one lab needs: its suite and its reference.
-GRADER_CORE := $(GRADER_BIN) $(LIBGRADING) $(LIB)
+GRADER_CORE := $(GRADER_BIN) $(ENOENT_LIB) $(LIBGRADING) $(LIB)
 grader_of = $(GRADER_CORE) $(if $(filter $(CUDA_LABS),$(1)),\
     $(if $(LAB5_BUILT),$(if $(LAB5_SPLIT_ON),$(BUILD)/grading/$(1)_judge \
       $(BUILD)/grading/$(1)_subject.o $(LIBSUBJECT),\
@@ -575,6 +578,11 @@ $(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o builder.o spawn.o manife
 $(GRADER_BIN): $(BUILD)/obj/grading/grader.o $(LIBGRADER) $(LIB)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(LDFLAGS) $^ $(GRADER_LIBS_PKG) $(LIB_LIBS) -o $@
+
+# Never sanitized: it is loaded into the compiler, which is not.
+$(ENOENT_LIB): grading/enoent.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) $(filter-out $(SANFLAGS),$(ALL_CFLAGS)) -fPIC -shared -o $@ $< -ldl
 
 # Instructors: remake every lab's goldens from its solution, then the manifest.
 goldens: $(GOLDEN_LABS:%=$(BUILD)/grading/%_goldens)

@@ -93,8 +93,37 @@
 static char **tool_env(const char *stage)
 {
     static char tmp[4200];
-    static char *env[] = {"PATH=" GRADER_TOOL_PATH, "LC_ALL=C", tmp, NULL};
+    static char *env[] = {"PATH=" GRADER_TOOL_PATH, "LC_ALL=C", tmp, NULL, NULL};
     snprintf(tmp, sizeof tmp, "TMPDIR=%s/tmp", stage);
+    env[3] = NULL;
+    return env;
+}
+
+/* The library preloaded into the compiler, <build>/grading/libenoent.so
+ * (grading/enoent.c): an open the sandbox refuses (Landlock's EACCES for a
+ * file outside the view) fails as a missing file's, as under bwrap, so
+ * that __has_include and #include tell nothing of what exists outside.
+ * Found by the build's entry points (find_preload); "" where it is not
+ * built. */
+static char preload[4096];
+
+static void find_preload(const gr_options *o)
+{
+    snprintf(preload, sizeof preload, "%s/grading/libenoent.so", o->build);
+    if (access(preload, R_OK) != 0)
+        preload[0] = '\0';
+}
+
+/* tool_env, and the compiler's preload: for the compiler's runs
+ * (run_build), whose view holds the library (with_toolchain). */
+static char **build_env(const char *stage)
+{
+    static char line[4200];
+    char **env = tool_env(stage);
+    if (preload[0]) {
+        snprintf(line, sizeof line, "LD_PRELOAD=%s", preload);
+        env[3] = line;
+    }
     return env;
 }
 
@@ -115,6 +144,8 @@ static const char *const *with_toolchain(const char *const *view, const char **o
         out[n++] = view[i];
     for (int i = 0; i < ntool && n < cap - 1; i++)
         out[n++] = tool[i];
+    if (preload[0] && n < cap - 1)
+        out[n++] = preload;
     out[n] = NULL;
     return out;
 }
@@ -142,7 +173,7 @@ static int run_build(char **argv, const char *log, const char *stage, const char
     gr_limits lim = {as_mib, 64L << 20, 0, (long)BUILD_TIMEOUT_S, 256, EXTRA_PROCS, stage,
                   with_toolchain(view, shown, 40)};
     for (int tries = 0;; tries++) {
-        pid_t pid = gr_spawn(argv, tool_env(stage), log, -1, &lim);
+        pid_t pid = gr_spawn(argv, build_env(stage), log, -1, &lim);
         if (pid < 0)
             return -2;
         int timed_out;
@@ -735,6 +766,7 @@ int gr_toolchain_runs(const gr_options *o, const char *stage, lab_error *err)
     char *common = gr_asprintf("%s/common", o->root);
     const char *const view[] = {common, NULL};
     int rc = 0;
+    find_preload(o);
     for (int k = 0; k < (o->lab->cuda ? 2 : 1) && rc == 0; k++) {
         for (int t = 0; t < 2 && rc == 0 && !checked[k]; t++) {
             const char *tool = tools[k][t];
@@ -937,6 +969,7 @@ int gr_build_runner(const gr_options *o, const char *stage)
     char cudalibs[] = GRADER_CUDA_LDLIBS;
     char *link[256];
     int nlink = 0;
+    find_preload(o);
     char *log = gr_asprintf("%s/build.log", stage);
     char *runner = gr_asprintf("%s/runner", stage);
     char *suite = gr_asprintf("%s/grading/%s_suite.o", o->build, o->lab->name);

@@ -43,7 +43,17 @@ done
 mkdir -p "$SUBS/include_solution" "$SUBS/include_classmate"
 printf '#include "%s/solutions/lab0/lab0.c"\n' "$ROOT" >"$SUBS/include_solution/lab0.c"
 printf '#include "%s/good1/lab0.c"\n' "$SUBS" >"$SUBS/include_classmate/lab0.c"
-count=$((count + 2))
+# Asks the compiler whether the solution exists, outside its view: it must
+# not know (bwrap shows no such file; Landlock refuses it, which the
+# compiler's preload, grading/enoent.c, makes read as a missing file), so
+# the build goes on and the solution below it scores full marks.
+mkdir -p "$SUBS/has_include"
+{ printf '#if __has_include("%s/solutions/lab0/lab0.c")
+#error the compiler can tell that a file outside its view exists
+#endif
+' \
+    "$ROOT"; cat solutions/lab0/lab0.c; } >"$SUBS/has_include/lab0.c"
+count=$((count + 3))
 mkdir -p "$TMP/mk/link"
 ln -s /etc/passwd "$TMP/mk/link/lab0.c"
 (cd "$TMP/mk" && bsdtar -czf "$SUBS/symlink_escape.tar.gz" link) &&
@@ -202,6 +212,8 @@ refused pragma_missing "/etc/fp8lab-no-such-file: No such file or directory"
 same_log "" "$R"
 expect_eq "slow_build: full marks" "$(field slow_build 2),$(field slow_build 4)" "100,graded"
 refused syscall_insn "^lab0\\.c: holds a system-call instruction \\(syscall, in lab0_decode\\)"
+expect_eq "has_include: the compiler cannot tell the solution exists (full marks)" \
+    "$(field has_include 2),$(field has_include 4)" "100,graded"
 expect_eq "syscall_lookalike: its 0f 05 in a constant, full marks" \
     "$(field syscall_lookalike 2),$(field syscall_lookalike 4)" "100,graded"
 # Its first raw open stopped it, in every test: nothing of its attack ran
@@ -263,7 +275,8 @@ fi
 # namespaces), Landlock keeps the same view, where the kernel has it.
 L=$TMP/landlock
 for id in good1 include_secret include_solution include_classmate raw_write exit93 raw_open \
-    raw_exec wordexp_shell not_root stat_anywhere pragma_hidden pragma_missing slow_build log_flood; do
+    raw_exec wordexp_shell not_root stat_anywhere pragma_hidden pragma_missing slow_build log_flood \
+    has_include; do
     mkdir -p "$L/$id" && cp "$SUBS/$id/lab0.c" "$L/$id/"
 done
 watched "$TMP/ll.uids" env FP8LAB_SANDBOX=none "$GRADER" --batch "$L" lab0 -j 2 >"$TMP/ll.out" 2>"$TMP/ll.err"
@@ -289,6 +302,8 @@ if grep -q "Landlock (ABI" "$TMP/ll.err"; then
     done
     same_log "no bwrap: " "$L.grades"
     flooded "no bwrap: " "$L.grades"
+    expect_eq "no bwrap: has_include: the compiler cannot tell the solution exists (full marks)" \
+        "$(lfield has_include 2),$(lfield has_include 4)" "100,graded"
     expect_eq "no bwrap: slow_build full marks" "$(lfield slow_build 2),$(lfield slow_build 4)" \
         "100,graded"
     case "$(jq -r .build_log "$L.grades/include_secret.json")" in
