@@ -267,6 +267,39 @@ static void draw_histogram(const batch *b, const int *scores, int n, int max)
     free(xlabel);
 }
 
+/* Each test of the rubric over the submissions that built (a test
+ * SKIPPED, a GPU test where there is none, was not failed). */
+typedef struct test_tally {
+    int built;
+    int *passed, *failed, *skipped; /* one per test, in rubric order */
+    double *points;                 /* points earned, summed */
+} test_tally;
+
+static test_tally tally_tests(const batch *b)
+{
+    int n = b->lab->ntests;
+    test_tally t = {0, xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(int)),
+                    xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(double))};
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        if (s->status != SUB_GRADED || !s->passed)
+            continue;
+        t.built++;
+        for (int i = 0; i < n; i++) {
+            t.passed[i] += s->passed[i] == 1;
+            t.failed[i] += s->passed[i] == 0;
+            t.skipped[i] += s->passed[i] < 0;
+            t.points[i] += s->points[i];
+        }
+    }
+    return t;
+}
+
+static void free_tally(test_tally *t)
+{
+    free(t->passed), free(t->failed), free(t->skipped), free(t->points);
+}
+
 /*
  * Every test of the rubric, over the submissions that built: how many
  * passed it, did not, or had it SKIPPED, and its mean points, in
@@ -274,26 +307,13 @@ static void draw_histogram(const batch *b, const int *scores, int n, int max)
  * passed each as a plot, per-test.{dat,gp,png}; says where. The summary
  * names the five most failed; this is the whole table.
  */
-static void write_per_test(const batch *b)
+static void write_per_test(const batch *b, const test_tally *t)
 {
     const grader_lab *lab = b->lab;
-    int n = lab->ntests, built = 0;
-    int *passed = xcalloc((size_t)n, sizeof *passed), *failed = xcalloc((size_t)n, sizeof *failed);
-    int *skipped = xcalloc((size_t)n, sizeof *skipped);
-    double *points = xcalloc((size_t)n, sizeof *points), *x = xcalloc((size_t)n, sizeof *x);
-    double *share = xcalloc((size_t)n, sizeof *share);
-    for (int k = 0; k < b->nsubs; k++) {
-        const submission *s = &b->subs[k];
-        if (s->status != SUB_GRADED || !s->passed)
-            continue;
-        built++;
-        for (int i = 0; i < n; i++) {
-            passed[i] += s->passed[i] == 1;
-            failed[i] += s->passed[i] == 0;
-            skipped[i] += s->passed[i] < 0;
-            points[i] += s->points[i];
-        }
-    }
+    int n = lab->ntests, built = t->built;
+    const int *passed = t->passed, *failed = t->failed, *skipped = t->skipped;
+    const double *points = t->points;
+    double *x = xcalloc((size_t)n, sizeof *x), *share = xcalloc((size_t)n, sizeof *share);
     char *stem = b->o->shard_n > 0 ? gr_asprintf("%s/per-test.shard-%d-of-%d", b->json_dir,
                                                  b->o->shard_k, b->o->shard_n)
                                     : gr_asprintf("%s/per-test", b->json_dir);
@@ -345,7 +365,7 @@ static void write_per_test(const batch *b)
         printf("           its plot not drawn: %s\n", err.msg);
     plot_free(p);
     free(title), free(stem), free(csv);
-    free(passed), free(failed), free(skipped), free(points), free(x), free(share);
+    free(x), free(share);
 }
 
 static int by_value(const void *a, const void *b)
@@ -369,17 +389,11 @@ static int id_width(const batch *b)
 
 /* The tests most often not passed by the submissions that built (a test
  * SKIPPED, a GPU test where there is none, was not failed). */
-static void print_most_failed(const batch *b)
+static void print_most_failed(const batch *b, const test_tally *t)
 {
     const grader_lab *lab = b->lab;
-    int *failed = xcalloc((size_t)lab->ntests, sizeof *failed), built = 0, name_w = 0;
-    for (int k = 0; k < b->nsubs; k++) {
-        if (b->subs[k].status != SUB_GRADED)
-            continue;
-        built++;
-        for (int i = 0; i < lab->ntests; i++)
-            failed[i] += b->subs[k].passed[i] == 0;
-    }
+    int *failed = xcalloc((size_t)lab->ntests, sizeof *failed), built = t->built, name_w = 0;
+    memcpy(failed, t->failed, (size_t)lab->ntests * sizeof *failed); /* zeroed as shown */
     for (int i = 0; i < lab->ntests; i++)
         if (failed[i] > 0 && (int)strlen(lab->tests[i].name) > name_w)
             name_w = (int)strlen(lab->tests[i].name);
@@ -571,7 +585,8 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
                note_of, w);
     print_list(b, "Missing (on the roster, no submission; score 0)", missing_of, w);
     print_list(b, "Not on the roster (graded all the same)", off_roster_of, w);
-    print_most_failed(b);
+    test_tally tally = tally_tests(b);
+    print_most_failed(b, &tally);
     int look[4];
     if (count_attention(b, &look[0], &look[1], &look[2], &look[3]) > 0) {
         static const char *const what[] = {"refused", "not recognised as submissions",
@@ -596,7 +611,8 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
     printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);
-    write_per_test(b);
+    write_per_test(b, &tally);
+    free_tally(&tally);
     draw_histogram(b, scores, n, max);
     free(scores);
 }
