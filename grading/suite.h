@@ -82,9 +82,21 @@ typedef struct gr_mismatches {
 } gr_mismatches;
 
 /* Records element checked; when !ok, counts it and, while fewer than
- * gr_show() are described, appends the printf-style description. */
-void gr_expect(gr_mismatches *m, int ok, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+ * gr_show() are described, appends the printf-style description. A macro:
+ * the description's arguments (gr_f32 and the like, a snprintf each) are
+ * evaluated only for a mismatch, not for each of a million elements that
+ * agree. m is evaluated once. */
+#define gr_expect(m, ok, ...)                                                   \
+    do {                                                                        \
+        gr_mismatches *gr_expect_m_ = (m);                                      \
+        gr_expect_m_->checked++;                                                \
+        if (!(ok))                                                              \
+            gr_mismatch(gr_expect_m_, __VA_ARGS__);                             \
+    } while (0)
+
+/* Counts a mismatch in m and, while fewer than gr_show() are described,
+ * appends the printf-style description (gr_expect's failing half). */
+void gr_mismatch(gr_mismatches *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Fails the test when any mismatch was recorded: the descriptions, then
  * "N of M <noun> differ". */
