@@ -56,6 +56,7 @@ typedef struct gr_batch_options {
     int shard_k, shard_n;  /* grade the k-th of n slices (1 <= k <= n); n 0: all */
     int merge;             /* grade nothing: the gradebook from json_dir's reports */
     const char *seed;      /* hidden inputs for every submission (gr_options.seed) */
+    int reweight;          /* --reweight-skipped (gr_options.reweight) */
     const char *const *only; /* grade these ids again, whatever their reports */
     const char *roster;    /* the class, a CSV of id and name: a row "missing" for
                               each student without a submission; NULL: none */

@@ -62,6 +62,7 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
         skipped += skip;
     }
     s->skipped = skipped;
+    s->reweighted = json_is_object(json_object_get(root, "reweighted"));
     s->hidden = json_is_true(json_object_get(root, "hidden_inputs"));
     s->score = (int)json_integer_value(score);
     s->max_score = (int)json_integer_value(max);
@@ -373,6 +374,16 @@ static char *report_stale(const batch *b, const submission *s)
     json_t *files = json_object_get(root, "sha256"), *grader = json_object_get(root, "grader_sha256");
     json_t *hidden = json_object_get(root, "hidden_inputs");
     int want_hidden = b->o->seed != NULL;
+    /* A report with tests skipped holds only if its score was re-weighted
+     * (or not) as this run's --reweight-skipped says. */
+    int skipped = 0;
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(root, "tests"), i, t) {
+        json_t *status = json_object_get(t, "status");
+        skipped += json_is_string(status) && strcmp(json_string_value(status), "skipped") == 0;
+    }
+    int reweighted = json_is_object(json_object_get(root, "reweighted"));
     char *why = NULL;
     if (!json_is_object(files) || !json_is_string(grader) || !json_is_boolean(hidden))
         why = gr_asprintf("its report does not say what it graded (an older grader's)");
@@ -388,6 +399,11 @@ static char *report_stale(const batch *b, const submission *s)
         why = gr_asprintf(want_hidden ? "its report was graded without hidden inputs"
                                       : "its report drew hidden inputs, and this run has "
                                         "no seed");
+    if (!why && !b->o->merge && skipped > 0 && reweighted != b->o->reweight)
+        why = gr_asprintf(reweighted ? "its score was re-weighted to the points graded, and "
+                                       "this run has no --reweight-skipped"
+                                     : "its score was not re-weighted to the points graded, "
+                                       "and this run has --reweight-skipped");
     json_decref(root);
     return why;
 }
@@ -669,6 +685,7 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     o.label = entry_name(s); /* the student reads it: not the instructor's paths */
     o.show = b->o->show;
     o.seed = b->o->seed;
+    o.reweight = b->o->reweight;
     /* What goes wrong here is written into the student's report: it names
      * the entry, never the instructor's folders nor the work folder. */
     char *unpacked = gr_asprintf("%s/submission", work);

@@ -510,6 +510,7 @@ static void print_list(const batch *b, const char *title, list_detail detail, in
 void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
+    int reweighted = 0;
     int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
     int only = 0, hidden = 0, reports = 0, missing = 0, not_on_roster = 0;
     int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
@@ -524,6 +525,7 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         resumed_errors += s->status == SUB_ERROR && s->resumed;
         build_failed += s->status == SUB_BUILD_FAILED;
         with_skips += s->status != SUB_ERROR && s->skipped > 0;
+        reweighted += s->status != SUB_ERROR && s->skipped > 0 && s->reweighted;
         missing += s->status == SUB_MISSING;
         not_on_roster += !s->on_roster;
         if (s->status != SUB_ERROR && s->status != SUB_MISSING) {
@@ -561,9 +563,16 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
            build_failed);
     if (b->o->roster)
         printf("  %-9s %6d  on the roster, with no submission (score 0)\n", "missing", missing);
-    if (with_skips > 0)
+    if (with_skips > 0 && reweighted == 0)
         printf("  %-9s %6d  had tests SKIPPED, which earn nothing: this machine cannot run "
-               "them (no GPU?)\n", "SKIPPED", with_skips);
+               "them (no GPU?); --reweight-skipped scores out of the points graded\n",
+               "SKIPPED", with_skips);
+    else if (with_skips > 0)
+        printf("  %-9s %6d  had tests SKIPPED (this machine cannot run them: no GPU?); %d "
+               "of them scored out of the points graded, scaled to the rubric's "
+               "(--reweight-skipped)%s\n", "SKIPPED", with_skips, reweighted,
+               reweighted < with_skips ? ", the others not: their reports were graded "
+                                         "without it (--force grades them again)" : "");
     if (n > 0) {
         qsort(scores, (size_t)n, sizeof *scores, by_value);
         double median = n % 2 ? scores[n / 2] : 0.5 * (scores[n / 2 - 1] + scores[n / 2]);

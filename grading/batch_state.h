@@ -144,6 +144,7 @@ typedef struct submission {
     int *points;       /* earned, one per test of the rubric, in its order */
     signed char *passed; /* one per test of the rubric: 1 passed, 0 not, -1 SKIPPED */
     int skipped;       /* tests this machine could not run (a GPU test without a GPU) */
+    int reweighted;    /* its score is re-weighted to the points graded (gr_reweight) */
     double seconds;    /* this run's wall-clock time for it */
     char *error;       /* what happened, for SUB_ERROR */
     char *key;         /* the id folded (id_key), for finding two ids of one student */

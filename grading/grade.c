@@ -750,6 +750,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         res->points = res->status == GR_PASS ? res->test->points : 0;
         r->score += res->points;
     }
+    gr_reweight(r, o->reweight);
     if (gr_note_builds_on(r) != 0)
         fprintf(stderr, "grader: out of memory: the failures' causes are not named\n");
     rc = 0;

@@ -31,6 +31,9 @@ typedef struct gr_options {
     gr_sandbox_say sandbox_say; /* how much a missing sandbox is told (sandbox.h) */
     const char *note;       /* for the report's header (a batch's: a file graded
                                under the lab's name), or NULL */
+    int reweight;           /* --reweight-skipped: where tests were skipped (a GPU
+                               too old for them), the score is out of the points
+                               graded, scaled to the rubric's (gr_reweight) */
 } gr_options;
 
 /*

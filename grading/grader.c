@@ -49,6 +49,10 @@ static void usage(FILE *f)
           "                     never shows S)\n"
           "  --seed-file FILE   --seed with the first line of FILE: no quoting to get\n"
           "                     wrong in a shell, make or Slurm\n"
+          "  --reweight-skipped where tests were SKIPPED (a GPU too old for them: lab5\n"
+          "                     on a T4 or an A100), score out of the points graded,\n"
+          "                     scaled to the rubric's: 82 of the 82 an A100 grades is\n"
+          "                     112/112 (default: the rubric's points, 82/112)\n"
           "  --format FORMAT    text (default), json, gradescope, tap, junit or autolab\n"
           "                     (the scorecard, then Autolab's line of JSON scores)\n"
           "  -A                 --format autolab\n"
@@ -208,6 +212,7 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.force = a->force;
     b.merge = a->merge;
     b.seed = o->seed;
+    b.reweight = o->reweight;
     b.only = a->only;
     b.roster = a->roster;
     b.nonly = a->nonly;
@@ -330,7 +335,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
-        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_ONLY, OPT_ROSTER, OPT_FROM,
+        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_REWEIGHT, OPT_ONLY, OPT_ROSTER, OPT_FROM,
         OPT_SIMILARITY, OPT_LMS_ASSIGNMENT
     };
     static const struct option longopts[] = {
@@ -345,12 +350,13 @@ int main(int argc, char **argv)
         {"seed", required_argument, 0, OPT_SEED},   {"lms", required_argument, 0, OPT_LMS},
         {"lms-assignment", required_argument, 0, OPT_LMS_ASSIGNMENT},
         {"seed-file", required_argument, 0, OPT_SEED_FILE},
+        {"reweight-skipped", no_argument, 0, OPT_REWEIGHT},
         {"only", required_argument, 0, OPT_ONLY},
         {"roster", required_argument, 0, OPT_ROSTER},
         {"from", required_argument, 0, OPT_FROM},
         {"similarity", optional_argument, 0, OPT_SIMILARITY},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
-    int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, c;
+    int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, reweight = 0, c;
     const char *dir = NULL, *test = NULL, *output = NULL, *seed = getenv("FP8LAB_SEED");
     char tests[2048] = ""; /* the tests named by --test, comma-separated */
     const char *seed_file = NULL;
@@ -390,6 +396,7 @@ int main(int argc, char **argv)
         case OPT_MERGE: batch.merge = 1; break;
         case OPT_SEED: seed = optarg; break;
         case OPT_SEED_FILE: seed_file = optarg; break;
+        case OPT_REWEIGHT: reweight = 1; break;
         case OPT_ROSTER: batch.roster = optarg; break;
         case OPT_FROM: batch.from = optarg; break;
         case OPT_SIMILARITY: batch.similarity = optarg ? optarg : ""; break;
@@ -446,6 +453,7 @@ int main(int argc, char **argv)
     o.only_test = test;
     o.show = verbose ? 10 : 1;
     o.keep = keep;
+    o.reweight = reweight;
     if (seed_file) {
         if (read_seed_file(seed_file, seed_buf, sizeof seed_buf) != 0)
             return 2;
@@ -504,7 +512,7 @@ int main(int argc, char **argv)
     }
     int failed = r.nresults - gr_count_status(&r, GR_PASS) - gr_count_status(&r, GR_SKIPPED);
     int rc = write_report(&r, format, verbose, output) != 0 ? 2
-             : r.score == r.max_score                    ? 0
+             : r.graded_score == r.max_score             ? 0
              : failed == 0                               ? 3
                                                          : 1;
     gr_report_free(&r);

@@ -463,6 +463,18 @@ static int skipped_points(const gr_report *r)
     return n;
 }
 
+void gr_reweight(gr_report *r, int reweight)
+{
+    r->graded_score = r->score;
+    r->graded_max = r->max_score - skipped_points(r);
+    r->reweighted = 0;
+    if (!reweight || r->graded_max <= 0 || r->graded_max >= r->max_score)
+        return;
+    long long num = 2LL * r->graded_score * r->max_score + r->graded_max;
+    r->score = (int)(num / (2LL * r->graded_max));
+    r->reweighted = 1;
+}
+
 /* Writes each line of text (already cleaned) after indent, an empty line too
  * when blank_too (else it stays empty); a final newline does not make an
  * empty line. */
@@ -619,6 +631,10 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
     if (skipped > 0) {
         fprintf(out, "%d of %d tests SKIPPED, not passed: %d points were not graded here.\n",
                 skipped, r->nresults, skipped_points(r));
+        if (r->reweighted)
+            fprintf(out, "Re-weighted (--reweight-skipped): %d of the %d points graded here, "
+                         "scaled to %d of %d.\n",
+                    r->graded_score, r->graded_max, r->score, r->max_score);
         if (put_skip_reasons(out, r) != 0)
             return lab_errorf(err, "cannot write the text report: out of memory");
     }
@@ -743,6 +759,12 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
     jset(root, "build_log", jstr(r->build_log && r->build_log[0] ? r->build_log : NULL), &ok);
     jset(root, "score", json_integer(r->score), &ok);
     jset(root, "max_score", json_integer(r->max_score), &ok);
+    if (r->reweighted) {
+        json_t *rw = json_object();
+        jset(rw, "graded_score", json_integer(r->graded_score), &ok);
+        jset(rw, "graded_max", json_integer(r->graded_max), &ok);
+        jset(root, "reweighted", rw, &ok);
+    }
     /* json_real refuses NaN and infinities: a clock that failed says null. */
     jset(root, "seconds", isfinite(r->seconds) ? json_real(r->seconds) : json_null(), &ok);
     jset(root, "hidden_inputs", json_boolean(r->hidden_inputs), &ok);
@@ -804,6 +826,9 @@ static int write_gradescope(FILE *out, const gr_report *r, int verbose, lab_erro
     if (gr_count_status(r, GR_SKIPPED) > 0)
         sb_add(&summary, " %d tests were skipped (this machine cannot run them; see each).",
                gr_count_status(r, GR_SKIPPED));
+    if (r->reweighted)
+        sb_add(&summary, " Re-weighted: %d of the %d points graded here, scaled to %d of %d.",
+               r->graded_score, r->graded_max, r->score, r->max_score);
     if (!r->build_ok)
         sb_add(&summary, "\n\n%s.", build_failed_text(r));
     if (shows_build_log(r, verbose))

@@ -43,7 +43,7 @@ typedef struct gr_report {
     char *build_log;       /* the compiler's first messages, or NULL */
     gr_result *results;    /* one per graded test, in rubric order */
     int nresults;
-    int score, max_score;
+    int score, max_score;  /* max_score: the rubric's (or the --test selection's) */
     double seconds;        /* wall-clock time of the whole run */
     int hidden_inputs;     /* graded with a seed: the rubric's hidden tests drew
                               inputs from it (the seed itself is never shown) */
@@ -55,6 +55,11 @@ typedef struct gr_report {
     const gr_file_hash *files; /* the sha256 of each student file graded */
     int nfiles;
     const char *note;      /* said under the header (gr_options.note), or NULL */
+    /* gr_reweight's: */
+    int graded_score;      /* the points earned: score, unless re-weighted */
+    int graded_max;        /* the points of the tests not skipped */
+    int reweighted;        /* score is graded_score scaled from graded_max to
+                              max_score (gr_reweight) */
 } gr_report;
 
 typedef enum gr_format {
@@ -69,6 +74,14 @@ typedef enum gr_format {
 /* Whether test t of r drew hidden inputs: r was graded with a seed and t's
  * lab lists t among its hidden tests. */
 int gr_test_hidden(const gr_report *r, const grader_test *t);
+
+/* Sets r's graded_score and graded_max from its results (each result's
+ * points already set, score their sum). With reweight, and where tests were
+ * skipped and some were graded, the score becomes the graded share of the
+ * rubric's points, rounded to the nearest (a half up):
+ * round(graded_score * max_score / graded_max); on a GPU that grades 82 of
+ * lab5's 112 points, 82 of them earned is 112 and 41 is 56. */
+void gr_reweight(gr_report *r, int reweight);
 
 /* "text", "json", ... -> format; -1 for an unknown name. */
 int gr_format_from_name(const char *name);

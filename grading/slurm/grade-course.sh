@@ -5,7 +5,7 @@
 # "Grading on a Slurm cluster", says what the compute nodes need.
 #
 #   sh grading/slurm/grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE]
-#                                    [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-f] [-w]
+#                                    [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-W] [-f] [-w]
 #                                    SUBMISSIONS LAB [SBATCH_ARG...]
 #
 #   -n N          shards (array tasks; default 8)
@@ -21,6 +21,9 @@
 #   -l LMS        the merge also writes REPORTS/lms-LMS.csv (canvas, moodle)
 #   -a 'TITLE (ID)'  with -l canvas (needed): the Canvas assignment's column
 #                 (the grader's --lms-assignment)
+#   -W            where tests were skipped (lab5 on a GPU older than they
+#                 need), scores out of the points graded, scaled to the
+#                 rubric's (the grader's --reweight-skipped)
 #   -f            the shards grade again what has a report (--force)
 #   -w            wait for the merge job and print its summary
 # Anything after LAB goes to both sbatch calls, e.g. a partition:
@@ -31,9 +34,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-usage="usage: grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE] [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
-shards=8 only="" reports="" wait=0 seed_file="" roster="" lms="" assignment="" force=""
-while getopts n:k:r:s:R:l:a:fw opt; do
+usage="usage: grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE] [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-W] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
+shards=8 only="" reports="" wait=0 seed_file="" roster="" lms="" assignment="" force="" reweight=""
+while getopts n:k:r:s:R:l:a:Wfw opt; do
     case $opt in
     n) shards=$OPTARG ;;
     k) only=$OPTARG ;;
@@ -42,6 +45,7 @@ while getopts n:k:r:s:R:l:a:fw opt; do
     s) seed_file=$OPTARG ;;
     l) lms=$OPTARG ;;
     a) assignment=$OPTARG ;;
+    W) reweight=--reweight-skipped ;;
     f) force=--force ;;
     w) wait=1 ;;
     *) echo "$usage" >&2
@@ -89,14 +93,14 @@ cd "$root"
 # them again, whatever the paths hold.
 array=$(sbatch --parsable --array="${only:-1-$shards}" --output="$reports/slurm-%A_%a.out" "$@" \
     "$here/grade.sbatch" "$subs" "$lab" "$reports" --shards "$shards" \
-    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${force:+"$force"})
+    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${force:+"$force"} ${reweight:+"$reweight"})
 array=${array%%;*}
 merge=$(sbatch --parsable --dependency="afterany:$array" \
     --output="$reports/slurm-merge-%j.out" "$@" \
     "$here/merge.sbatch" "$subs" "$lab" "$reports" \
     ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${roster:+--roster} ${roster:+"$roster"} \
     ${lms:+--lms} ${lms:+"$lms"} \
-    ${assignment:+--lms-assignment} ${assignment:+"$assignment"})
+    ${assignment:+--lms-assignment} ${assignment:+"$assignment"} ${reweight:+"$reweight"})
 merge=${merge%%;*}
 echo "grade-course.sh: array job $array (${only:+shards $only of }$shards shards), merge job $merge; the gradebook will be $reports/grades.csv"
 if [ $wait = 1 ]; then

@@ -64,7 +64,7 @@ static void make_reports(void)
         results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
                                          "not run: the submission did not compile", NULL, 0};
     }
-    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0, NULL};
+    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
 
     results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n", 1.5};
     results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
@@ -74,14 +74,14 @@ static void make_reports(void)
     results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile, 2};
     results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL, 30};
     report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
-                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL};
+                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
 
     report_nobuild = (gr_report){&lab, "submissions/bob", 0,
                                  "lab0.c:12:5: error: expected ';' before '}' token\n"
                                  "   12 |     return x\n"
                                  "      |             ^\n"
                                  "bad byte \xfe <&> \x02\n",
-                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0, NULL};
+                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
 }
 
 /* ---- writing and reading back ---------------------------------------------------- */
@@ -211,7 +211,7 @@ START_TEST(test_builds_on)
         {&dep_tests[3], GR_FAIL, 0, strdup("step 2: gave 1.5"), NULL, 0},
         {&dep_tests[4], GR_PASS, 5, NULL, NULL, 0},
     };
-    gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0, NULL};
+    gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
 
     ck_assert_int_eq(gr_note_builds_on(&r), 0);
     ck_assert_str_eq(res[0].message, "counted 3 saturated, should be 4");
@@ -358,7 +358,7 @@ START_TEST(test_text_missing_pieces)
 {
     static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0, NULL}, {"crash", 2, NULL, NULL, 1, 0, NULL}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL, 0}, {&bare[1], GR_ERROR, 0, NULL, NULL, 0}};
-    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0, NULL};
+    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
     int n;
     char **lines = split_lines(out, &n);
@@ -661,7 +661,7 @@ START_TEST(test_tap_details)
     {
         gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL, 0},
                             {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL, 0}};
-        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0, NULL};
+        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
         out = render(&r, GR_FORMAT_TAP, 0);
         ck_assert_ptr_nonnull(
             strstr(out, "\n  ---\n  message: \"  leading spaces\\n\\nafter a blank\"\n"));
@@ -882,7 +882,7 @@ START_TEST(test_skipped)
         res[i] = (gr_result){&tests[i], GR_SKIPPED, 0,
                              "it needs a GPU, and no GPU: no device", NULL, 0};
     res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL, 1};
-    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL};
+    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
 
     char *text = render(&r, GR_FORMAT_TEXT, 0);
     ck_assert_ptr_nonnull(strstr(text, "SKIP  encode_rne "));
@@ -918,6 +918,85 @@ START_TEST(test_skipped)
     ck_assert_ptr_nonnull(strstr(gs, "3 tests were skipped"));
     ck_assert_ptr_null(strstr(gs, "\"passed\", \"output\": \"SKIPPED"));
     free(gs);
+}
+END_TEST
+
+/* --reweight-skipped (gr_reweight): the score out of the points graded,
+ * scaled to the rubric's 50, rounded to the nearest, a half up; worked by
+ * hand. pass, fail and skip are the tests' statuses, in rubric order
+ * (decode_e4m3 10, encode_rne 15, saturate 20, scale_amax 5). */
+static gr_report reweighted(gr_result *res, const char *how, int reweight)
+{
+    int score = 0;
+    for (int i = 0; i < 4; i++) {
+        gr_status st = how[i] == 'p' ? GR_PASS : how[i] == 'f' ? GR_FAIL : GR_SKIPPED;
+        int points = st == GR_PASS ? tests[i].points : 0;
+        res[i] = (gr_result){&tests[i], st, points,
+                             st == GR_SKIPPED ? "needs compute capability 8.9" : NULL, NULL, 0};
+        score += points;
+    }
+    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, score, 50, 0.5, 0, NULL, NULL, NULL,
+                   NULL, 0, NULL, 0, 0, 0};
+    gr_reweight(&r, reweight);
+    return r;
+}
+
+START_TEST(test_reweight)
+{
+    static const struct {
+        const char *how;
+        int reweight, score, graded_score, graded_max, reweighted;
+    } cases[] = {
+        {"pssp", 1, 50, 15, 15, 1}, /* all that was graded: full marks */
+        {"pssf", 1, 33, 10, 15, 1}, /* 10 of 15: 33.3 */
+        {"spff", 1, 19, 15, 40, 1}, /* 15 of 40: 18.75 */
+        {"sfsp", 1, 13, 5, 20, 1},  /* 5 of 20: 12.5, a half up */
+        {"spsf", 1, 38, 15, 20, 1}, /* 15 of 20: 37.5, a half up */
+        {"pfsf", 1, 17, 10, 30, 1}, /* 10 of 30: 16.7 */
+        {"pssp", 0, 15, 15, 15, 0}, /* without the flag: the rubric's points */
+        {"pfpf", 1, 30, 30, 50, 0}, /* nothing skipped: nothing to re-weight */
+        {"ssss", 1, 0, 0, 0, 0},    /* nothing graded: 0, not a division by 0 */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gr_result res[4];
+        gr_report r = reweighted(res, cases[k].how, cases[k].reweight);
+        ck_assert_msg(r.score == cases[k].score && r.graded_score == cases[k].graded_score &&
+                          r.graded_max == cases[k].graded_max &&
+                          r.reweighted == cases[k].reweighted && r.max_score == 50,
+                      "%s (reweight %d): score %d, graded %d of %d, reweighted %d", cases[k].how,
+                      cases[k].reweight, r.score, r.graded_score, r.graded_max, r.reweighted);
+    }
+
+    gr_result res[4];
+    gr_report r = reweighted(res, "pssf", 1);
+    char *text = render(&r, GR_FORMAT_TEXT, 0);
+    ck_assert_ptr_nonnull(strstr(text, "\nScore: 33/50"));
+    ck_assert_ptr_nonnull(strstr(text, "2 of 4 tests SKIPPED, not passed: 35 points were not "
+                                       "graded here.\nRe-weighted (--reweight-skipped): 10 of "
+                                       "the 15 points graded here, scaled to 33 of 50.\n"));
+    free(text);
+    char *json = render(&r, GR_FORMAT_JSON, 0);
+    json_t *root = json_loads(json, 0, NULL);
+    ck_assert_ptr_nonnull(root);
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "score")), 33);
+    json_t *rw = json_object_get(root, "reweighted");
+    ck_assert_int_eq(json_integer_value(json_object_get(rw, "graded_score")), 10);
+    ck_assert_int_eq(json_integer_value(json_object_get(rw, "graded_max")), 15);
+    json_decref(root);
+    free(json);
+    char *gs = render(&r, GR_FORMAT_GRADESCOPE, 0);
+    ck_assert_ptr_nonnull(strstr(gs, "Re-weighted: 10 of the 15 points graded here, scaled to "
+                                     "33 of 50."));
+    free(gs);
+
+    r = reweighted(res, "pssf", 0);
+    text = render(&r, GR_FORMAT_TEXT, 0);
+    ck_assert_ptr_nonnull(strstr(text, "\nScore: 10/50"));
+    ck_assert_ptr_null(strstr(text, "Re-weighted"));
+    free(text);
+    json = render(&r, GR_FORMAT_JSON, 0);
+    ck_assert_ptr_null(strstr(json, "reweighted"));
+    free(json);
 }
 END_TEST
 
@@ -1140,6 +1219,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_autolab);
     tcase_add_test(tc, test_hidden_inputs);
     tcase_add_test(tc, test_skipped);
+    tcase_add_test(tc, test_reweight);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("all formats");

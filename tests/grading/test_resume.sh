@@ -78,6 +78,35 @@ expect_eq "another grader: graded again" "$(count_of regrader graded),$(count_of
 expect_match "another grader: says why" "$(cat "$TMP/regrader.err")" \
     "good: the grader, the lab's tests or its goldens changed since its report"
 
+# --reweight-skipped: a report with a test skipped (lab5's on an older GPU;
+# made here by editing good's) holds only for a run that re-weights as it
+# did.
+skip_first='.tests[0].status = "skipped" | .tests[0].points = 0 | .score = 100 - .tests[0].max_points'
+jq "$skip_first"' | .reweighted = {graded_score: .score, graded_max: .score} | .score = 100' \
+    "$G/good.json" >"$TMP/rw.json" && cp "$TMP/rw.json" "$G/good.json"
+batch rw_off --batch "$S" lab0
+expect_eq "re-weighted report, a run without the flag: graded again" \
+    "$(count_of rw_off graded),$(count_of rw_off regraded)" "1,1"
+expect_match "re-weighted report, a run without the flag: says why" "$(cat "$TMP/rw_off.err")" \
+    "good: its score was re-weighted to the points graded, and this run has no --reweight-skipped"
+jq "$skip_first" "$G/good.json" >"$TMP/rw.json" && cp "$TMP/rw.json" "$G/good.json"
+batch rw_on --batch "$S" lab0 --reweight-skipped
+expect_eq "report not re-weighted, a run with the flag: graded again" \
+    "$(count_of rw_on graded),$(count_of rw_on regraded)" "1,1"
+expect_match "report not re-weighted, a run with the flag: says why" "$(cat "$TMP/rw_on.err")" \
+    "good: its score was not re-weighted to the points graded, and this run has --reweight-skipped"
+jq "$skip_first"' | .reweighted = {graded_score: .score, graded_max: .score} | .score = 100' \
+    "$G/good.json" >"$TMP/rw.json" && cp "$TMP/rw.json" "$G/good.json"
+batch rw_kept --batch "$S" lab0 --reweight-skipped
+expect_eq "re-weighted report, a run with the flag: resumed" \
+    "$(count_of rw_kept graded),$(count_of rw_kept resumed)" "0,2"
+expect_match "re-weighted: the summary says so" "$(cat "$TMP/rw_kept.out")" \
+    "SKIPPED +1  had tests SKIPPED .*; 1 of them scored out of the points graded"
+expect_eq "re-weighted: the gradebook's score" "$(field "$BOOK" good 2)" 100
+batch rw_back --batch "$S" lab0 --force
+expect_eq "graded again: nothing skipped" "$(jq '[.tests[] | select(.status == "skipped")] | length' \
+    "$G/good.json"),$(jq 'has("reweighted")' "$G/good.json")" "0,false"
+
 # A seed no shell or make could quote plainly, from a file.
 printf '%s\n' "fall&25 bob's \$HOME \"x\"" >"$TMP/seed"
 batch seeded --batch "$S" lab0 -j 2 --seed-file "$TMP/seed"

@@ -146,5 +146,17 @@ expect_eq "-k 3, then the merge: every student, the roster's missing one too" \
     "t1,100,graded t2,100,graded t3,100,graded t4,100,graded t5,100,graded t6,0,missing "
 expect_eq "-k 3, then the merge: the LMS file" "$(tr -d '\r' <"$C2.grades/lms-moodle.csv" | sed 1d | wc -l | tr -d ' ')" 6
 
+# -W reaches the shards (the grader's --reweight-skipped): t1's report,
+# edited to hold a skipped test not re-weighted, is stale for shard 1 run
+# with it, and graded again.
+jq '.tests[0].status = "skipped" | .tests[0].points = 0 | .score = 100 - .tests[0].max_points' \
+    "$C2.grades/t1.json" >"$TMP/t1.json" && cp "$TMP/t1.json" "$C2.grades/t1.json"
+out=$(sh grading/slurm/grade-course.sh -n 3 -k 1 -W -R "$TMP/roster.csv" -w "$C2" lab0 \
+    --partition=cpu --export=NONE 2>&1)
+expect_match "-W: shard 1 grades t1 again" "$(cat "$C2.grades"/slurm-*_1.out)" \
+    "t1: its score was not re-weighted to the points graded, and this run has --reweight-skipped"
+expect_eq "-W: t1 graded again, nothing skipped" \
+    "$(jq -r '"\(.score) \([.tests[] | select(.status == "skipped")] | length)"' "$C2.grades/t1.json")" "100 0"
+
 echo "test_slurm: $passed passed, $failed failed"
 [ "$failed" = 0 ]

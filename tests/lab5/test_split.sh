@@ -140,7 +140,12 @@ for cc in $ccs; do
     echo "$cc" >"$P/standin_cc"
     tests=$CAP_TESTS
     case $cc in 8.9 | 9.0) tests=builds,gemm_naive,gemm_mma,gemm_wgmma_tile,perf_gemm_10 ;; esac
-    "$G" lab5 --dir "$CAP" --test "$tests" --format json -o "$TMP/cc$cc.json" \
+    # 8.0 with the instructor's --reweight-skipped: the points graded are
+    # scaled to the selection's, so the classmate has full marks, and the
+    # exit status still says something was skipped.
+    rw=""
+    [ "$cc" = 8.0 ] && rw=--reweight-skipped
+    "$G" lab5 --dir "$CAP" --test "$tests" --format json -o "$TMP/cc$cc.json" $rw \
         >"$TMP/cc$cc.out" 2>&1
     rc=$?
     [ "$cc" = 7.5 ] && "$G" lab5 --dir "$CAP" --test "$tests" >"$TMP/cc$cc.txt" 2>&1
@@ -154,6 +159,15 @@ for cc in $ccs; do
         expect_match "compute capability $cc: why gemm_mma" \
             "$(jq -r '.tests[] | select(.name == "gemm_mma") | .message' "$TMP/cc$cc.json")" \
             "^needs compute capability 8.9 or later \(mma.sync with E4M3 operands\); this GPU is $cc"
+        points=$(jq '[.tests[] | select(.status != "skipped") | .max_points] | add' "$TMP/cc$cc.json")
+        if [ "$cc" = 8.0 ]; then
+            expect_eq "compute capability 8.0, --reweight-skipped: score, points graded" \
+                "$(jq -r '"\(.score == .max_score) \(.reweighted.graded_score) \(.reweighted.graded_max)"' \
+                    "$TMP/cc$cc.json")" "true $points $points"
+        else
+            expect_eq "compute capability $cc: the points graded, not re-weighted" \
+                "$(jq -r '"\(.score) \(has("reweighted"))"' "$TMP/cc$cc.json")" "$points false"
+        fi
         [ "$cc" = 7.5 ] && {
             expect_match "compute capability 7.5: scorecard, wgmma" "$(cat "$TMP/cc7.5.txt")" \
                 "Why \(gemm_wgmma_tile\): needs compute capability 9.0 \(wgmma and TMA"
