@@ -1,8 +1,11 @@
 /*
  * batch.c - grades a folder of submissions, each in a child process of its
  * own (see batch.h): the run, from the options to the summary. Finding the
- * submissions is batch_find.c, grading them batch_jobs.c, writing the
- * gradebook and the summary batch_out.c; batch_state.h is what they share.
+ * submissions is batch_find.c, their files batch_files.c, grading them
+ * batch_jobs.c, writing the gradebook and the summary batch_out.c;
+ * batch_state.h is what they share. The calls go one way: batch.c calls the
+ * others, batch_jobs.c calls batch_find.c and batch_files.c, batch_find.c
+ * calls batch_files.c, and batch_out.c and batch_files.c call none of them.
  *
  * The parent lists the folder, then keeps up to `jobs` children running.
  * Each child grades one submission with gr_grade and writes its json report;
@@ -15,16 +18,14 @@
  * itself a child subreaper (prctl, Linux): whatever a dead child leaves
  * running becomes the parent's child, and kill_strays kills it with its
  * group. And each child grades in a work folder of its own, which looks like
- * the build folder to gr_grade (make_work), so that the pristine tree a
- * killed child leaves behind is removed with that folder.
+ * the build folder to gr_grade (batch_jobs.c's make_work), so that the
+ * pristine tree a killed child leaves behind is removed with that folder.
  *
  * Not for: grading one submission (grade.c) or formatting a report
  * (report.c); this file runs gr_grade and reads what gr_write_report wrote.
  */
 #define _GNU_SOURCE
 #include "batch_state.h"
-
-const char *const status_names[] = {"graded", "build_failed", "error", "missing"};
 
 /* "<dir>.grades" beside dir; for "." and "..", beside the folder they name. */
 static char *default_json_dir(const char *dir, lab_error *err)
@@ -42,39 +43,6 @@ static char *default_json_dir(const char *dir, lab_error *err)
         json_dir = gr_asprintf("%s.grades", real);
     free(real);
     return json_dir;
-}
-
-/*
- * Makes work look like the build folder to gr_grade: a link to each of the
- * build folder's entries (the suites, libfp8lab.a, ...) but grade/, and a
- * grade/ of its own, where gr_grade makes the pristine tree.
- */
-int make_work(const char *build, const char *work, lab_error *err)
-{
-    if (mkdir(work, 0755) != 0)
-        return lab_errorf(err, "%s: cannot create: %s", work, strerror(errno));
-    DIR *d = opendir(build);
-    if (!d)
-        return lab_errorf(err, "%s: cannot read: %s", build, strerror(errno));
-    int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-            strcmp(e->d_name, "grade") == 0)
-            continue;
-        char *target = gr_asprintf("%s/%s", build, e->d_name);
-        char *link = gr_asprintf("%s/%s", work, e->d_name);
-        if (symlink(target, link) != 0)
-            rc = lab_errorf(err, "%s: cannot link to %s: %s", link, target, strerror(errno));
-        free(target);
-        free(link);
-    }
-    closedir(d);
-    char *grade = gr_asprintf("%s/grade", work);
-    if (rc == 0 && mkdir(grade, 0755) != 0)
-        rc = lab_errorf(err, "%s: cannot create: %s", grade, strerror(errno));
-    free(grade);
-    return rc;
 }
 
 /*

@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #include "batch_state.h"
 
+/* How the gradebook's status column spells each sub_status. */
+static const char *const status_names[] = {"graded", "build_failed", "error", "missing"};
+
 /* ---- the gradebook, the histogram, the summary ------------------------------------------ */
 
 /* student,score,max_score,status,<test>...,hidden_inputs: one row per

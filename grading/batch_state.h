@@ -130,9 +130,6 @@ static inline int make_dirs(const char *path, lab_error *err)
 
 typedef enum sub_status { SUB_GRADED = 0, SUB_BUILD_FAILED, SUB_ERROR, SUB_MISSING } sub_status;
 
-/* How the gradebook's status column spells each. */
-extern const char *const status_names[]; /* batch.c */
-
 typedef struct submission {
     char *id;          /* the folder's name, or the archive's without its suffix */
     char *source;      /* <dir>/<entry>: the folder or archive graded */
@@ -206,17 +203,25 @@ typedef struct job {
     int stopped;       /* killed by the parent at the cap */
 } job;
 
-/* batch_find.c: the submissions, the roster, the students' ids */
+/* batch_find.c: the submissions, the roster, the students' ids (it calls
+ * batch_files.c's) */
 const char *entry_name(const submission *s);
 int list_submissions(batch *b, lab_error *err);
 void free_submission(submission *s);
 
-/* batch_jobs.c: the reports, the jobs that grade */
-char *grader_fingerprint(const batch *b);
-char *grader_version(const char *root);
+/* batch_files.c: a submission's files (it calls no other batch file) */
+void hash_file(const char *path, char hex[65]);
 void hash_submission(const batch *b, submission *s);
 int take_from_folder(const char *folder, const char *dest, const char *const *wanted,
                      lab_error *err);
+/* Renames in dir a student file sent under a near name (gr_near_name) to
+ * the lab's; returns what it did, for a note, or NULL. */
+char *accept_near_names(const char *dir, const char *const *wanted);
+
+/* batch_jobs.c: the reports, the jobs that grade (it calls batch_find.c's
+ * and batch_files.c's) */
+char *grader_fingerprint(const batch *b);
+char *grader_version(const char *root);
 /* 0 when every submission was graded or resumed; the signal number when
  * SIGINT, SIGTERM or SIGHUP stopped the batch (its children killed first). */
 int grade_all(batch *b, job *jobs);
@@ -229,17 +234,11 @@ int count_refused(const batch *b);
  * Returns their sum; each count goes where its pointer is not NULL. */
 int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors);
 int write_gradebook(const batch *b, lab_error *err);
-/* batch_jobs.c: renames in dir a student file sent under a near name
- * (gr_near_name) to the lab's; returns what it did, for a note, or NULL. */
-char *accept_near_names(const char *dir, const char *const *wanted);
 /* The LMS's file (o->lms). Returns 0; 1, nothing written and why in err,
  * where the platform could not import it (Canvas's anonymous ids); -1 on
  * an error. */
 int write_lms(const batch *b, lab_error *err);
 /* lms_refused: why the LMS's file was not written (write_lms returned 1), or NULL. */
 void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused);
-
-/* batch.c: the work folders, the whole run */
-int make_work(const char *build, const char *work, lab_error *err);
 
 #endif
