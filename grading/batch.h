@@ -57,6 +57,8 @@ typedef struct gr_batch_options {
     int merge;             /* grade nothing: the gradebook from json_dir's reports */
     const char *seed;      /* hidden inputs for every submission (gr_options.seed) */
     int reweight;          /* --reweight-skipped (gr_options.reweight) */
+    int late_penalty;      /* --late-penalty: the percent taken from the score of
+                              work the platform marked late; 0: none */
     const char *const *only; /* grade these ids again, whatever their reports */
     const char *roster;    /* the class, a CSV of id and name: a row "missing" for
                               each student without a submission; NULL: none */

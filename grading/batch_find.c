@@ -605,6 +605,13 @@ int list_submissions(batch *b, lab_error *err)
                     b->import.refused[i] == 1, &cap_skipped);
         b->skipped[b->nskipped - 1].ignored = b->import.refused[i] == 2;
     }
+    /* Late: Canvas's download marks it in the file names (lms_import.h). */
+    for (int k = 0; k < b->nsubs; k++) {
+        b->subs[k].late = b->from == GR_FROM_CANVAS ? 0 : -1;
+        for (int i = 0; i < b->import.nlate; i++)
+            if (strcmp(b->subs[k].id, b->import.late_ids[i]) == 0)
+                b->subs[k].late = 1;
+    }
     /* The download's names, where it has them (a roster's win: apply_roster). */
     for (int k = 0; k < b->nsubs; k++)
         for (int i = 0; i < b->import.n; i++)

@@ -63,6 +63,8 @@ static int read_report(const grader_lab *lab, const char *path, submission *s, l
     }
     s->skipped = skipped;
     s->reweighted = json_is_object(json_object_get(root, "reweighted"));
+    json_t *late = json_object_get(json_object_get(root, "late_penalty"), "points");
+    s->late_points = json_is_integer(late) ? (int)json_integer_value(late) : 0;
     s->hidden = json_is_true(json_object_get(root, "hidden_inputs"));
     s->score = (int)json_integer_value(score);
     s->max_score = (int)json_integer_value(max);
@@ -155,6 +157,9 @@ static char *report_stale(const batch *b, const submission *s)
         skipped += json_is_string(status) && strcmp(json_string_value(status), "skipped") == 0;
     }
     int reweighted = json_is_object(json_object_get(root, "reweighted"));
+    json_t *late = json_object_get(json_object_get(root, "late_penalty"), "percent");
+    int late_had = json_is_integer(late) ? (int)json_integer_value(late) : 0;
+    int late_want = s->late == 1 ? b->o->late_penalty : 0;
     char *why = NULL;
     if (!json_is_object(files) || !json_is_string(grader) || !json_is_boolean(hidden))
         why = gr_asprintf("its report does not say what it graded (an older grader's)");
@@ -170,6 +175,9 @@ static char *report_stale(const batch *b, const submission *s)
         why = gr_asprintf(want_hidden ? "its report was graded without hidden inputs"
                                       : "its report drew hidden inputs, and this run has "
                                         "no seed");
+    if (!why && !b->o->merge && late_had != late_want)
+        why = gr_asprintf("its late penalty, %d%%, is not this run's, %d%% (--late-penalty)",
+                          late_had, late_want);
     if (!why && !b->o->merge && skipped > 0 && reweighted != b->o->reweight)
         why = gr_asprintf(reweighted ? "its score was re-weighted to the points graded, and "
                                        "this run has no --reweight-skipped"
@@ -452,6 +460,7 @@ static void grade_child(const batch *b, const submission *s, const char *work, i
     o.show = b->o->show;
     o.seed = b->o->seed;
     o.reweight = b->o->reweight;
+    o.late_penalty = s->late == 1 ? b->o->late_penalty : 0;
     /* What goes wrong here is written into the student's report: it names
      * the entry, never the instructor's folders nor the work folder. */
     char *unpacked = gr_asprintf("%s/submission", work);

@@ -10,9 +10,12 @@ static const char *const status_names[] = {"graded", "build_failed", "error", "m
 
 /* ---- the gradebook, the histogram, the summary ------------------------------------------ */
 
-/* student,score,max_score,status,<test>...,hidden_inputs: one row per
- * submission, the points each test earned, and whether its report drew
- * hidden inputs (yes or no); CRLF line ends, as RFC 4180 has them. */
+/* student,score,max_score,status,<test>...,hidden_inputs,late,late_penalty:
+ * one row per submission, the points each test earned, whether its report
+ * drew hidden inputs (yes or no), whether the platform marked the work late
+ * (yes or no; empty where the layout has no such mark) and the points
+ * --late-penalty took from the score; CRLF line ends, as RFC 4180 has
+ * them. */
 int write_gradebook(const batch *b, lab_error *err)
 {
     const grader_lab *lab = b->lab;
@@ -24,14 +27,15 @@ int write_gradebook(const batch *b, lab_error *err)
         fputc(',', af.f);
         gr_write_csv_cell(af.f, lab->tests[i].name);
     }
-    fputs(",hidden_inputs\r\n", af.f);
+    fputs(",hidden_inputs,late,late_penalty\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         gr_write_csv_cell(af.f, s->id);
         fprintf(af.f, ",%d,%d,%s", s->score, s->max_score, status_names[s->status]);
         for (int i = 0; i < lab->ntests; i++)
             fprintf(af.f, ",%d", s->points[i]);
-        fputs(s->hidden ? ",yes\r\n" : ",no\r\n", af.f);
+        fprintf(af.f, ",%s,%s,%d\r\n", s->hidden ? "yes" : "no",
+                s->late == 1 ? "yes" : s->late == 0 ? "no" : "", s->late_points);
     }
     return atomic_file_commit(&af, err);
 }
@@ -69,6 +73,11 @@ static char *graded_feedback(const batch *b, const submission *s)
     char *g = gr_asprintf("%s%s", f, n ? "; the scorecard says what each test compared"
                                        : "; every test passed");
     free(f);
+    if (s->late_points > 0) {
+        f = gr_asprintf("%s; late: %d points taken", g, s->late_points);
+        free(g);
+        g = f;
+    }
     return g;
 }
 
@@ -513,7 +522,7 @@ static void print_list(const batch *b, const char *title, list_detail detail, in
 void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
-    int reweighted = 0;
+    int reweighted = 0, late = 0, late_points = 0;
     int max = grader_lab_points(b->lab), w = id_width(b), refused = count_refused(b);
     int only = 0, hidden = 0, reports = 0, missing = 0, not_on_roster = 0;
     int *scores = xcalloc((size_t)b->nsubs, sizeof *scores);
@@ -529,6 +538,8 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         build_failed += s->status == SUB_BUILD_FAILED;
         with_skips += s->status != SUB_ERROR && s->skipped > 0;
         reweighted += s->status != SUB_ERROR && s->skipped > 0 && s->reweighted;
+        late += s->late == 1;
+        late_points += s->status != SUB_ERROR ? s->late_points : 0;
         missing += s->status == SUB_MISSING;
         not_on_roster += !s->on_roster;
         if (s->status != SUB_ERROR && s->status != SUB_MISSING) {
@@ -566,6 +577,16 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
            build_failed);
     if (b->o->roster)
         printf("  %-9s %6d  on the roster, with no submission (score 0)\n", "missing", missing);
+    if (late > 0 && b->o->late_penalty > 0)
+        printf("  %-9s %6d  marked late by %s: --late-penalty %d%% took %d points in all\n",
+               "late", late, gr_from_name(b->from, 1), b->o->late_penalty, late_points);
+    else if (b->o->late_penalty > 0 && b->from != GR_FROM_CANVAS)
+        printf("  %-9s %6s  --late-penalty %d%%: nothing taken, a %s layout marks no work "
+               "late (only Canvas's download does)\n", "late", "-", b->o->late_penalty,
+               gr_from_name(b->from, 0));
+    else if (late > 0)
+        printf("  %-9s %6d  marked late by %s (the gradebook's late column; --late-penalty "
+               "P takes P %% of their scores)\n", "late", late, gr_from_name(b->from, 1));
     if (with_skips > 0 && reweighted == 0)
         printf("  %-9s %6d  had tests SKIPPED, which earn nothing: this machine cannot run "
                "them (no GPU?); --reweight-skipped scores out of the points graded\n",

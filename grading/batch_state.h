@@ -142,6 +142,9 @@ typedef struct submission {
     signed char *passed; /* one per test of the rubric: 1 passed, 0 not, -1 SKIPPED */
     int skipped;       /* tests this machine could not run (a GPU test without a GPU) */
     int reweighted;    /* its score is re-weighted to the points graded (gr_reweight) */
+    int late;          /* 1: the platform marked it late; 0: not; -1: the layout
+                          has no such mark (only Canvas's download has one) */
+    int late_points;   /* what --late-penalty took from its score (its report's) */
     double seconds;    /* this run's wall-clock time for it */
     char *error;       /* what happened, for SUB_ERROR */
     char *key;         /* the id folded (id_key), for finding two ids of one student */

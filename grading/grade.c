@@ -751,6 +751,7 @@ int gr_grade(const gr_options *o, gr_report *r, lab_error *err)
         r->score += res->points;
     }
     gr_reweight(r, o->reweight);
+    gr_late_penalty(r, o->late_penalty);
     if (gr_note_builds_on(r) != 0)
         fprintf(stderr, "grader: out of memory: the failures' causes are not named\n");
     rc = 0;

@@ -31,6 +31,8 @@ typedef struct gr_options {
     gr_sandbox_say sandbox_say; /* how much a missing sandbox is told (sandbox.h) */
     const char *note;       /* for the report's header (a batch's: a file graded
                                under the lab's name), or NULL */
+    int late_penalty;       /* percent taken from the score (a batch's --late-penalty,
+                               for work marked late): gr_late_penalty; 0 none */
     int reweight;           /* --reweight-skipped: where tests were skipped (a GPU
                                too old for them), the score is out of the points
                                graded, scaled to the rubric's (gr_reweight) */

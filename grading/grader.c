@@ -88,6 +88,9 @@ static void usage(FILE *f)
           "                     of which either has P %% (default 50) of its text in the\n"
           "                     other (sim_c, package similarity-tester, the skeleton's\n"
           "                     lines taken out); it informs, and changes no score\n"
+          "  --late-penalty P   take P %% (0 to 100) of the score of work the platform\n"
+          "                     marked late (Canvas's LATE, in its download); the\n"
+          "                     gradebook's late column says which were, with it or not\n"
           "  --timeout SECONDS  stop grading a submission after this long and report an\n"
           "                     error for it (default 10 x the lab's time limits + 120 s)\n"
           "Beside each report, DIR2/<id>.txt, the scorecard to return to the student.\n"
@@ -193,10 +196,22 @@ typedef struct batch_args {
     const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms, *roster, *from;
     const char *lms_assignment;
     const char *similarity; /* "" for --similarity alone */
+    const char *late_penalty;
     int force, merge;
     const char **only;
     int nonly;
 } batch_args;
+
+/* A whole number from lo to hi in s, into *out; 0 when s is not one. */
+static int whole_in(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || v < lo || v > hi)
+        return 0;
+    *out = v;
+    return 1;
+}
 
 /* --batch: reads the numbers, then grades the folder (batch.c). */
 static int run_batch(const batch_args *a, const gr_options *o, int verbose)
@@ -264,11 +279,19 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
         }
         b.from = (gr_from)from;
     }
+    if (a->late_penalty) {
+        long p = 0;
+        if (!whole_in(a->late_penalty, 0, 100, &p)) {
+            fprintf(stderr, "grader: --late-penalty %s: a percentage, 0 to 100, taken from the "
+                            "score of work the platform marked late\n", a->late_penalty);
+            return 2;
+        }
+        b.late_penalty = (int)p;
+    }
     if (a->similarity) {
         long t = 50;
         if (a->similarity[0]) {
-            t = strtol(a->similarity, &end, 10);
-            if (end == a->similarity || *end != '\0' || t < 1 || t > 100) {
+            if (!whole_in(a->similarity, 1, 100, &t)) {
                 fprintf(stderr, "grader: --similarity=%s: a percentage, 1 to 100\n",
                         a->similarity);
                 return 2;
@@ -296,8 +319,8 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.verbose = verbose;
     b.jobs = 1;
     if (a->jobs) {
-        long jobs = strtol(a->jobs, &end, 10);
-        if (end == a->jobs || *end != '\0' || jobs < 1 || jobs > 1024) {
+        long jobs = 0;
+        if (!whole_in(a->jobs, 1, 1024, &jobs)) {
             fprintf(stderr, "grader: -j %s: give how many submissions to grade at once, "
                             "1 to 1024\n", a->jobs);
             return 2;
@@ -335,7 +358,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
-        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_REWEIGHT, OPT_ONLY, OPT_ROSTER, OPT_FROM,
+        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_REWEIGHT, OPT_LATE_PENALTY, OPT_ONLY, OPT_ROSTER, OPT_FROM,
         OPT_SIMILARITY, OPT_LMS_ASSIGNMENT
     };
     static const struct option longopts[] = {
@@ -351,6 +374,7 @@ int main(int argc, char **argv)
         {"lms-assignment", required_argument, 0, OPT_LMS_ASSIGNMENT},
         {"seed-file", required_argument, 0, OPT_SEED_FILE},
         {"reweight-skipped", no_argument, 0, OPT_REWEIGHT},
+        {"late-penalty", required_argument, 0, OPT_LATE_PENALTY},
         {"only", required_argument, 0, OPT_ONLY},
         {"roster", required_argument, 0, OPT_ROSTER},
         {"from", required_argument, 0, OPT_FROM},
@@ -397,6 +421,7 @@ int main(int argc, char **argv)
         case OPT_SEED: seed = optarg; break;
         case OPT_SEED_FILE: seed_file = optarg; break;
         case OPT_REWEIGHT: reweight = 1; break;
+        case OPT_LATE_PENALTY: batch.late_penalty = optarg; break;
         case OPT_ROSTER: batch.roster = optarg; break;
         case OPT_FROM: batch.from = optarg; break;
         case OPT_SIMILARITY: batch.similarity = optarg ? optarg : ""; break;
@@ -430,11 +455,12 @@ int main(int argc, char **argv)
     }
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
                      batch.timeout || batch.shard || batch.merge || batch.lms ||
-                     batch.lms_assignment || batch.nonly ||
+                     batch.lms_assignment || batch.nonly || batch.late_penalty ||
                      batch.roster || batch.from || batch.similarity;
     if (!batch.dir && batch_only) {
         fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
-                        "--merge, --lms, --lms-assignment, --only, --roster, --from and --similarity "
+                        "--merge, --lms, --lms-assignment, --only, --roster, --from, --late-penalty "
+                        "and --similarity "
                         "go with "
                         "--batch DIR\n");
         return 2;

@@ -64,6 +64,7 @@ typedef struct parsed {
     char *key;      /* what the platform wrote before the file's own name: entries
                        of one id share it, or they are not one student's */
     int onlinetext; /* online text or a link, no files */
+    int late;       /* the platform marked it late (Canvas's LATE) */
     int ambiguous;  /* the name reads as more than one student's: refused (2: its
                        student was dropped, another of their files not copied) */
 } parsed;
@@ -117,8 +118,13 @@ static int canvas_at(const char *entry, const char *u, parsed *p)
     if (!canvas_name(entry, u))
         return 0;
     const char *r = u + 1;
-    if (strncasecmp(r, "LATE_", 5) == 0 && digits(r + 5) > 0)
+    /* Canvas writes the marker in capitals, the name in lower case
+     * (content_zipper.rb, get_filename and sanitize_user_name): a name's
+     * own "late" is not it */
+    if (strncasecmp(r, "LATE_", 5) == 0 && digits(r + 5) > 0) {
+        p->late = strncmp(r, "LATE_", 5) == 0;
         r += 5;
+    }
     size_t user = digits(r);
     if (user == 0 || r[user] != '_')
         return 0;
@@ -147,8 +153,10 @@ static int canvas_at(const char *entry, const char *u, parsed *p)
 static int parse_canvas(const char *entry, parsed *p)
 {
     const char *a = entry;
-    if (strncmp(a, "LATE_anon_", 10) == 0)
+    if (strncmp(a, "LATE_anon_", 10) == 0) {
         a += 5;
+        p->late = 1;
+    }
     if (strncmp(a, "anon_", 5) == 0) {
         size_t n = 0;
         while (isalnum((unsigned char)a[5 + n]))
@@ -168,8 +176,10 @@ static int parse_canvas(const char *entry, parsed *p)
     int found = 0;
     for (const char *u = strchr(entry, '_'); u; u = strchr(u + 1, '_')) {
         parsed q = {0};
-        if (!canvas_at(entry, u, &q))
+        if (!canvas_at(entry, u, &q)) {
+            free_parsed(&q);
             continue;
+        }
         if (!found) {
             *p = q;
             found = 1;
@@ -667,6 +677,20 @@ static int import_named(importer *im, const char *dir, gr_from from, lab_error *
                     p[k].ambiguous = 2;
         }
     }
+    /* The students the platform marked late, in any of their files taken. */
+    for (int i = 0; i < n; i++) {
+        if (!fits[i] || p[i].ambiguous || p[i].onlinetext || !p[i].late)
+            continue;
+        int seen = 0;
+        for (int k = 0; k < im->out->nlate && !seen; k++)
+            seen = strcmp(im->out->late_ids[k], p[i].id) == 0;
+        if (!seen) {
+            int cap = im->out->nlate;
+            im->out->late_ids = grow(im->out->late_ids, im->out->nlate, &cap,
+                                     sizeof *im->out->late_ids);
+            im->out->late_ids[im->out->nlate++] = gr_asprintf("%s", p[i].id);
+        }
+    }
     /* Entries of a student dropped after they were taken: refused too. */
     for (int i = 0; i < n; i++)
         if (p[i].ambiguous == 2)
@@ -875,6 +899,9 @@ void gr_import_free(gr_import *in)
             free(in->uploads[i]);
     }
     free(in->uploads);
+    for (int i = 0; i < in->nlate; i++)
+        free(in->late_ids[i]);
+    free(in->late_ids);
     for (int i = 0; i < in->nskipped; i++) {
         free(in->skipped[i]);
         free(in->why[i]);

@@ -72,6 +72,10 @@ typedef struct gr_import {
                           <id>.zip in dest), the archive's own name as the
                           student uploaded it ("lab3.zip"), else NULL; the
                           array NULL when none is */
+    char **late_ids;   /* the students whose work the platform marked late:
+                          Canvas's LATE (the others' was not late); the other
+                          layouts have no mark the grader reads */
+    int nlate;
     int nskipped;      /* entries of the download not taken */
     char **skipped;    /* their names */
     char **why;        /* and why */

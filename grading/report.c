@@ -475,6 +475,18 @@ void gr_reweight(gr_report *r, int reweight)
     r->reweighted = 1;
 }
 
+void gr_late_penalty(gr_report *r, int percent)
+{
+    r->late_penalty = 0;
+    r->late_points = 0;
+    if (percent <= 0)
+        return;
+    int kept = (int)((2LL * r->score * (100 - percent) + 100) / 200);
+    r->late_penalty = percent;
+    r->late_points = r->score - kept;
+    r->score = kept;
+}
+
 /* Writes each line of text (already cleaned) after indent, an empty line too
  * when blank_too (else it stays empty); a final newline does not make an
  * empty line. */
@@ -634,10 +646,15 @@ static int write_text(FILE *out, const gr_report *r, int verbose, lab_error *err
         if (r->reweighted)
             fprintf(out, "Re-weighted (--reweight-skipped): %d of the %d points graded here, "
                          "scaled to %d of %d.\n",
-                    r->graded_score, r->graded_max, r->score, r->max_score);
+                    r->graded_score, r->graded_max, r->score + r->late_points, r->max_score);
         if (put_skip_reasons(out, r) != 0)
             return lab_errorf(err, "cannot write the text report: out of memory");
     }
+    if (r->late_penalty > 0)
+        fprintf(out, "Late (the platform marked it so): %d%% taken, %d points: %d of %d "
+                     "become %d.\n",
+                r->late_penalty, r->late_points, r->score + r->late_points, r->max_score,
+                r->score);
     return 0;
 }
 
@@ -765,6 +782,12 @@ static int write_json(FILE *out, const gr_report *r, int verbose, lab_error *err
         jset(rw, "graded_max", json_integer(r->graded_max), &ok);
         jset(root, "reweighted", rw, &ok);
     }
+    if (r->late_penalty > 0) {
+        json_t *late = json_object();
+        jset(late, "percent", json_integer(r->late_penalty), &ok);
+        jset(late, "points", json_integer(r->late_points), &ok);
+        jset(root, "late_penalty", late, &ok);
+    }
     /* json_real refuses NaN and infinities: a clock that failed says null. */
     jset(root, "seconds", isfinite(r->seconds) ? json_real(r->seconds) : json_null(), &ok);
     jset(root, "hidden_inputs", json_boolean(r->hidden_inputs), &ok);
@@ -828,7 +851,9 @@ static int write_gradescope(FILE *out, const gr_report *r, int verbose, lab_erro
                gr_count_status(r, GR_SKIPPED));
     if (r->reweighted)
         sb_add(&summary, " Re-weighted: %d of the %d points graded here, scaled to %d of %d.",
-               r->graded_score, r->graded_max, r->score, r->max_score);
+               r->graded_score, r->graded_max, r->score + r->late_points, r->max_score);
+    if (r->late_penalty > 0)
+        sb_add(&summary, " Late: %d%% taken, %d points.", r->late_penalty, r->late_points);
     if (!r->build_ok)
         sb_add(&summary, "\n\n%s.", build_failed_text(r));
     if (shows_build_log(r, verbose))

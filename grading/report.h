@@ -60,6 +60,9 @@ typedef struct gr_report {
     int graded_max;        /* the points of the tests not skipped */
     int reweighted;        /* score is graded_score scaled from graded_max to
                               max_score (gr_reweight) */
+    /* gr_late_penalty's: */
+    int late_penalty;      /* the percent taken (the work was marked late), or 0 */
+    int late_points;       /* the points it took */
 } gr_report;
 
 typedef enum gr_format {
@@ -82,6 +85,11 @@ int gr_test_hidden(const gr_report *r, const grader_test *t);
  * round(graded_score * max_score / graded_max); on a GPU that grades 82 of
  * lab5's 112 points, 82 of them earned is 112 and 41 is 56. */
 void gr_reweight(gr_report *r, int reweight);
+
+/* Takes percent of r's score (after gr_reweight), rounded to the nearest
+ * point (a half up), for work the platform marked late: 90 at 10 % is 81,
+ * 85 at 10 % is 77 (76.5). 0: nothing taken. */
+void gr_late_penalty(gr_report *r, int percent);
 
 /* "text", "json", ... -> format; -1 for an unknown name. */
 int gr_format_from_name(const char *name);

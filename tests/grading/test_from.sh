@@ -90,6 +90,16 @@ expect_eq "canvas: the LMS file matches rows by ID, the Canvas user id" \
 expect_eq "canvas: the LMS file keeps the Unicode name" \
     "$(csv "$C.grades/lms-canvas.csv" | grep ',48220,' | cut -d, -f1)" "núñezjosé"
 expect_eq "canvas: the download is unchanged" "$(tree_sum "$C")" "$before"
+# LATE (content_zipper.rb, get_filename: [name, "LATE" when
+# submission.late?, id].join("_")): the gradebook's late column, the others
+# not late; no penalty without --late-penalty.
+expect_eq "canvas: the late column (LATE in capitals)" \
+    "$(csv "$BOOK" | sed 1d | awk -F, '{ print $1 ":" $(NF - 1) ":" $NF }' | tr '\n' ' ')" \
+    "48213:no:0 48214:yes:0 48215:no:0 48216:no:0 48217:no:0 48220:no:0 "
+expect_eq "canvas: the gradebook's last columns" "$(csv "$BOOK" | head -n 1 | awk -F, '{ print $(NF - 2) "," $(NF - 1) "," $NF }')" \
+    "hidden_inputs,late,late_penalty"
+expect_match "canvas: the summary counts the late" "$(cat "$TMP/c.out")" \
+    "late +1  marked late by Canvas \(the gradebook's late column; --late-penalty"
 "$GRADER" --batch "$C" lab0 --from plain --json-dir "$TMP/c-plain" >"$TMP/cp.out" 2>&1
 expect_match "canvas --from plain: flat files are not submissions" "$(cat "$TMP/cp.out")" \
     "not a folder or an archive"
@@ -101,6 +111,26 @@ cp "$SOL" "$A/LATE_anon_Qq7zz_1094000_lab0.c"
 "$GRADER" --batch "$A" lab0 >"$TMP/a.out" 2>&1
 expect_eq "canvas, anonymous: rows by anonymous id" \
     "$(csv "$A.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" "anon_Hx3ab,100 anon_Qq7zz,100 "
+# --late-penalty: the late one (LATE_anon_) loses 10 % of its score, graded
+# again (its report had none); the other resumes.
+"$GRADER" --batch "$A" lab0 --late-penalty 10 >"$TMP/al.out" 2>"$TMP/al.err"
+expect_eq "late penalty: the gradebook (score, late, points taken)" \
+    "$(csv "$A.grades/grades.csv" | sed 1d | awk -F, '{ print $1 "," $2 "," $(NF - 1) "," $NF }' | tr '\n' ' ')" \
+    "anon_Hx3ab,100,no,0 anon_Qq7zz,90,yes,10 "
+expect_match "late penalty: the report it had is stale" "$(cat "$TMP/al.err")" \
+    "anon_Qq7zz: its late penalty, 0%, is not this run's, 10% \(--late-penalty\); grading it again"
+expect_match "late penalty: the scorecard says so" "$(cat "$A.grades/anon_Qq7zz.txt")" \
+    "Late \(the platform marked it so\): 10% taken, 10 points: 100 of 100 become 90\."
+expect_eq "late penalty: the report" "$(jq -c '[.score, .late_penalty]' "$A.grades/anon_Qq7zz.json")" \
+    '[90,{"percent":10,"points":10}]'
+expect_match "late penalty: the summary" "$(cat "$TMP/al.out")" \
+    "late +1  marked late by Canvas: --late-penalty 10% took 10 points in all"
+"$GRADER" --batch "$A" lab0 --late-penalty 10 >"$TMP/al2.out" 2>&1
+expect_match "late penalty: the same penalty resumes" "$(cat "$TMP/al2.out")" "resumed +2 "
+for bad in -1 101 10% x; do
+    "$GRADER" --batch "$A" lab0 --late-penalty "$bad" >"$TMP/alb.out" 2>&1
+    expect_eq "late penalty $bad: refused (exit 2)" "$?,$(grep -c 'a percentage, 0 to 100' "$TMP/alb.out")" "2,1"
+done
 # Canvas's import finds students by user id, SIS ids or name, never by an
 # anonymous id: no LMS file, and the summary says why and what to do.
 "$GRADER" --batch "$A" lab0 --lms canvas --lms-assignment "Lab 0 (7)" >"$TMP/a.out" 2>&1
@@ -136,8 +166,12 @@ cp "$SKEL" "$M/Mal_123456_assignsubmission_file_x_123461_assignsubmission_file_l
 mkdir -p "$M/Zed_123463_assignsubmission_file"
 cp "$SOL" "$M/Zed_123463_assignsubmission_file/lab0.c"
 cp "$SKEL" "$M/Zed Other_123463_assignsubmission_file_lab0.c"
-"$GRADER" --batch "$M" lab0 --lms moodle >"$TMP/m.out" 2>"$TMP/m.err"
+"$GRADER" --batch "$M" lab0 --lms moodle --late-penalty 10 >"$TMP/m.out" 2>"$TMP/m.err"
 expect_eq "moodle: exit status (refused entries need a look)" "$?" 1
+expect_match "moodle, --late-penalty: nothing taken, and why" "$(cat "$TMP/m.out")" \
+    "late +-  --late-penalty 10%: nothing taken, a moodle layout marks no work late"
+expect_eq "moodle: the late column empty (no mark to read)" \
+    "$(csv "$M.grades/grades.csv" | sed 1d | awk -F, '{ print $(NF - 1) $NF }' | sort -u)" "0"
 expect_match "moodle: recognised" "$(cat "$TMP/m.err")" "Moodle's download \\(recognised"
 BOOK=$M.grades/grades.csv
 expect_eq "moodle: rows by participant id: both folder forms, flat, Unicode, blind, the weapon's own" \

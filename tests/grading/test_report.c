@@ -64,7 +64,7 @@ static void make_reports(void)
         results_nobuild[i] = (gr_result){&tests[i], GR_NOT_RUN, 0,
                                          "not run: the submission did not compile", NULL, 0};
     }
-    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
+    report_pass = (gr_report){&lab, "submissions/alice", 1, NULL, results_pass, 4, 50, 50, 1.25, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
 
     results_mixed[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, "printed while passing\n", 1.5};
     results_mixed[1] = (gr_result){&tests[1], GR_FAIL, 0,
@@ -74,14 +74,14 @@ static void make_reports(void)
     results_mixed[2] = (gr_result){&tests[2], GR_FAIL, 0, (char *) hostile, (char *) hostile, 2};
     results_mixed[3] = (gr_result){&tests[3], GR_ERROR, 0, "crashed: SIGSEGV", NULL, 30};
     report_mixed = (gr_report){&lab, "sub\x01mission\xff", 1, "lab0.c:3: warning: unused x\n",
-                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
+                               results_mixed, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
 
     report_nobuild = (gr_report){&lab, "submissions/bob", 0,
                                  "lab0.c:12:5: error: expected ';' before '}' token\n"
                                  "   12 |     return x\n"
                                  "      |             ^\n"
                                  "bad byte \xfe <&> \x02\n",
-                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
+                                 results_nobuild, 4, 0, 50, 0.25, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
 }
 
 /* ---- writing and reading back ---------------------------------------------------- */
@@ -211,7 +211,7 @@ START_TEST(test_builds_on)
         {&dep_tests[3], GR_FAIL, 0, strdup("step 2: gave 1.5"), NULL, 0},
         {&dep_tests[4], GR_PASS, 5, NULL, NULL, 0},
     };
-    gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
+    gr_report r = {&dep_lab, NULL, 1, NULL, res, 5, 9, 26, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
 
     ck_assert_int_eq(gr_note_builds_on(&r), 0);
     ck_assert_str_eq(res[0].message, "counted 3 saturated, should be 4");
@@ -358,7 +358,7 @@ START_TEST(test_text_missing_pieces)
 {
     static const grader_test bare[] = {{"bare", 3, NULL, NULL, 1, 0, NULL}, {"crash", 2, NULL, NULL, 1, 0, NULL}};
     gr_result res[2] = {{&bare[0], GR_NOT_RUN, 0, NULL, NULL, 0}, {&bare[1], GR_ERROR, 0, NULL, NULL, 0}};
-    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
+    gr_report r = {&lab, NULL, 0, NULL, res, 1, 0, 3, -1, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
     char *out = render(&r, GR_FORMAT_TEXT, 1);
     int n;
     char **lines = split_lines(out, &n);
@@ -661,7 +661,7 @@ START_TEST(test_tap_details)
     {
         gr_result res[2] = {{&tests[0], GR_FAIL, 0, "  leading spaces\n\nafter a blank", NULL, 0},
                             {&tests[1], GR_FAIL, 0, "first\n\nthird\n", NULL, 0}};
-        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
+        gr_report r = {&lab, NULL, 1, NULL, res, 2, 0, 25, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
         out = render(&r, GR_FORMAT_TAP, 0);
         ck_assert_ptr_nonnull(
             strstr(out, "\n  ---\n  message: \"  leading spaces\\n\\nafter a blank\"\n"));
@@ -882,7 +882,7 @@ START_TEST(test_skipped)
         res[i] = (gr_result){&tests[i], GR_SKIPPED, 0,
                              "it needs a GPU, and no GPU: no device", NULL, 0};
     res[0] = (gr_result){&tests[0], GR_PASS, 10, NULL, NULL, 1};
-    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0};
+    gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, 10, 50, 0.5, 0, NULL, NULL, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0};
 
     char *text = render(&r, GR_FORMAT_TEXT, 0);
     ck_assert_ptr_nonnull(strstr(text, "SKIP  encode_rne "));
@@ -936,7 +936,7 @@ static gr_report reweighted(gr_result *res, const char *how, int reweight)
         score += points;
     }
     gr_report r = {&lab, "labs/lab5", 1, NULL, res, 4, score, 50, 0.5, 0, NULL, NULL, NULL,
-                   NULL, 0, NULL, 0, 0, 0};
+                   NULL, 0, NULL, 0, 0, 0, 0, 0};
     gr_reweight(&r, reweight);
     return r;
 }
@@ -997,6 +997,41 @@ START_TEST(test_reweight)
     json = render(&r, GR_FORMAT_JSON, 0);
     ck_assert_ptr_null(strstr(json, "reweighted"));
     free(json);
+}
+END_TEST
+
+/* gr_late_penalty: percent of the score taken, rounded to the nearest point
+ * (a half up), after any re-weighting; worked by hand. */
+START_TEST(test_late_penalty)
+{
+    static const struct {
+        int score, percent, kept;
+    } cases[] = {
+        {90, 10, 81}, {85, 10, 77}, /* 76.5 */ {5, 50, 3}, /* 2.5 */ {7, 50, 4}, /* 3.5 */
+        {33, 33, 22}, /* 22.11 */ {100, 100, 0}, {0, 25, 0}, {50, 0, 50},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gr_result res[4];
+        gr_report r = reweighted(res, "pppp", 0);
+        r.score = cases[k].score;
+        gr_late_penalty(&r, cases[k].percent);
+        ck_assert_msg(r.score == cases[k].kept &&
+                          r.late_points == cases[k].score - cases[k].kept &&
+                          r.late_penalty == cases[k].percent,
+                      "%d at %d%%: %d kept, %d taken", cases[k].score, cases[k].percent, r.score,
+                      r.late_points);
+    }
+    /* After re-weighting: 10 of the 15 points graded are 33 of 50; 10 % of
+     * that is 3 (3.3), and the scorecard says both. */
+    gr_result res[4];
+    gr_report r = reweighted(res, "pssf", 1);
+    gr_late_penalty(&r, 10);
+    ck_assert_int_eq(r.score, 30);
+    char *text = render(&r, GR_FORMAT_TEXT, 0);
+    ck_assert_ptr_nonnull(strstr(text, "scaled to 33 of 50.\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Late (the platform marked it so): 10% taken, 3 points: "
+                                       "33 of 50 become 30.\n"));
+    free(text);
 }
 END_TEST
 
@@ -1220,6 +1255,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_hidden_inputs);
     tcase_add_test(tc, test_skipped);
     tcase_add_test(tc, test_reweight);
+    tcase_add_test(tc, test_late_penalty);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("all formats");
