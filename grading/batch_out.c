@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #include "batch_state.h"
 
+#include <archive.h>
+#include <archive_entry.h>
+
 /* How the gradebook's status column spells each sub_status. */
 static const char *const status_names[] = {"graded", "build_failed", "error", "missing"};
 
@@ -79,6 +82,80 @@ static char *graded_feedback(const batch *b, const submission *s)
         g = f;
     }
     return g;
+}
+
+/* ---- feedback files, for the platform's bulk upload -------------------------------- */
+
+/*
+ * Moodle's "Upload multiple feedback files in a zip" (the file feedback
+ * plugin; mod/assign/feedback/file/importziplib.php,
+ * is_valid_filename_for_import): each path part of an entry is split at its
+ * first four '_' (explode('_', $part, 5)); the second piece is the
+ * participant id (numeric, one of the assignment's), the third and fourth
+ * the plugin (assignfeedback, file), and what follows the fourth '_' is the
+ * file's name in the student's feedback. So each student's scorecard is
+ * <name>_<participant id>_assignfeedback_file_<lab>-scorecard.txt at the
+ * zip's top (the flat form the importer still reads), the name with no '_'
+ * or '/' (the importer does not read it). Returns the students written, or
+ * -1 with err set.
+ */
+static int write_moodle_feedback(const batch *b, const char *path, lab_error *err)
+{
+    char *tmp = gr_asprintf("%s.tmp", path);
+    struct archive *a = archive_write_new();
+    int n = 0, rc = 0;
+    /* Names in UTF-8, flagged so (the zip's language encoding bit), whatever
+     * the locale: a student's name is often not ASCII. */
+    if (!a || archive_write_set_format_zip(a) != ARCHIVE_OK ||
+        archive_write_set_options(a, "zip:hdrcharset=UTF-8") != ARCHIVE_OK ||
+        archive_write_open_filename(a, tmp) != ARCHIVE_OK) {
+        rc = lab_errorf(err, "%s: cannot write: %s", tmp, a ? archive_error_string(a) : "");
+        goto done;
+    }
+    for (int k = 0; rc == 0 && k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        char *card = gr_asprintf("%s/%s.txt", b->json_dir, s->id);
+        FILE *f = s->status == SUB_MISSING ? NULL : fopen(card, "rb");
+        free(card);
+        if (!f)
+            continue;
+        struct stat st;
+        size_t len = 0, size = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 1;
+        char *text = xcalloc(size, 1);
+        len = fread(text, 1, size, f);
+        fclose(f);
+        const char *given = s->import_name ? s->import_name : s->name;
+        char *name = gr_clean_line(given && *given ? given : "Participant");
+        for (char *c = name; *c; c++)
+            if (*c == '_' || *c == '/' || *c == '\\')
+                *c = ' ';
+        char *entry_path = gr_asprintf("%s_%s_assignfeedback_file_%s-scorecard.txt", name,
+                                       s->id, b->lab->name);
+        struct archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname_utf8(e, entry_path);
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_size(e, (la_int64_t)len);
+        archive_entry_set_mtime(e, time(NULL), 0);
+        if (archive_write_header(a, e) != ARCHIVE_OK || archive_write_data(a, text, len) < 0)
+            rc = lab_errorf(err, "%s: cannot write: %s", tmp, archive_error_string(a));
+        archive_entry_free(e);
+        free(entry_path);
+        free(name);
+        free(text);
+        n++;
+    }
+    if (archive_write_close(a) != ARCHIVE_OK && rc == 0)
+        rc = lab_errorf(err, "%s: cannot write: %s", tmp, archive_error_string(a));
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = lab_errorf(err, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
+done:
+    if (a)
+        archive_write_free(a);
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    return rc != 0 ? -1 : n;
 }
 
 /* The shards a merge lacks: those of the N its folder's shard gradebooks
@@ -644,6 +721,17 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
     printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);
+    if (b->from == GR_FROM_MOODLE && !gradebook_error) {
+        char *zip = gr_asprintf("%s/feedback-moodle.zip", b->json_dir);
+        lab_error zerr;
+        int n = write_moodle_feedback(b, zip, &zerr);
+        if (n >= 0)
+            printf("For Moodle: %s, scorecards as feedback files: %d (the assignment's "
+                   "\"Upload multiple feedback files in a zip\")\n", zip, n);
+        else
+            printf("For Moodle: feedback files not written: %s\n", zerr.msg);
+        free(zip);
+    }
     write_per_test(b, &tally);
     free_tally(&tally);
     draw_histogram(b, scores, n, max);

@@ -197,6 +197,33 @@ modified=$(csv "$W" | sed -n 2p | cut -d, -f5)
 when=$(date -d "$modified" +%s 2>/dev/null || echo 0)
 [ $(( $(date +%s) - when )) -lt 3600 ] && ok || bad "moodle: Last modified (grade) '$modified' is not a time of this run"
 
+# The feedback files' zip, read as Moodle's importer reads each entry
+# (importziplib.php, is_valid_filename_for_import: explode('_', $part, 5),
+# the second piece the participant id, then the plugin's type and name,
+# the rest the file's name): every graded student's scorecard, as written.
+Z=$M.grades/feedback-moodle.zip
+expect_match "moodle: the summary names the feedback zip" "$(cat "$TMP/m.out")" \
+    "For Moodle: .*feedback-moodle\\.zip, scorecards as feedback files: 6"
+# A name that is not ASCII is in UTF-8, and flagged so (general purpose
+# bit 11: the high byte of the flags, 6 bytes into the local header, which
+# is 30 bytes and then the name), whatever the grader's locale.
+at=$(grep -boa "José Núñez_123459" "$Z" | head -n 1 | cut -d: -f1)
+expect_eq "moodle: a feedback entry's UTF-8 name, flagged so" \
+    "$(od -An -tx1 -j$((${at:-30} - 30 + 7)) -N1 "$Z" | tr -d ' ')" 08
+mkdir -p "$TMP/fz" && (cd "$TMP/fz" && LC_ALL=C.UTF-8 bsdtar -xf "$Z") || bad "moodle: the feedback zip does not unpack"
+zipped=""
+for f in "$TMP/fz"/*; do
+    e=$(basename "$f")
+    id=$(printf '%s' "$e" | cut -d_ -f2) plugin=$(printf '%s' "$e" | cut -d_ -f3-4)
+    file=$(printf '%s' "$e" | cut -d_ -f5-)
+    case $id in '' | *[!0-9]*) bad "moodle: feedback entry $e: no participant id second"; continue ;; esac
+    [ "$plugin" = assignfeedback_file ] && [ "$file" = lab0-scorecard.txt ] && cmp -s "$f" "$M.grades/$id.txt" &&
+        ok || bad "moodle: feedback entry $e: not assignfeedback_file_lab0-scorecard.txt with $id's scorecard"
+    zipped="$zipped$id "
+done
+expect_eq "moodle: a feedback file for every student graded" "$(printf '%s' "$zipped" | tr ' ' '\n' | sort | tr '\n' ' ')" \
+    "$(csv "$BOOK" | sed 1d | cut -d, -f1 | sort | tr '\n' ' ')"
+
 # ---- Gradescope ----
 G=$TMP/gradescope
 E=$G/assignment_77_export
