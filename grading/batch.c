@@ -1,11 +1,12 @@
 /*
  * batch.c - grades a folder of submissions, each in a child process of its
  * own (see batch.h): the run, from the options to the summary. Finding the
- * submissions is batch_find.c, their files batch_files.c, grading them
- * batch_jobs.c, writing the gradebook and the summary batch_out.c;
- * batch_state.h is what they share. The calls go one way: batch.c calls the
- * others, batch_jobs.c calls batch_find.c and batch_files.c, batch_find.c
- * calls batch_files.c, and batch_out.c and batch_files.c call none of them.
+ * submissions is batch_find.c, their files batch_files.c, the groups
+ * batch_groups.c, grading them batch_jobs.c, writing the gradebook and the
+ * summary batch_out.c; batch_state.h is what they share. The calls go one
+ * way: batch.c calls the others, batch_jobs.c calls batch_find.c and
+ * batch_files.c, batch_groups.c calls batch_find.c, batch_find.c calls
+ * batch_files.c, and batch_out.c and batch_files.c call none of them.
  *
  * The parent lists the folder, then keeps up to `jobs` children running.
  * Each child grades one submission with gr_grade and writes its json report;
@@ -242,7 +243,8 @@ static int set_up(batch *b, lab_error *err)
     gr_sandbox_warn(gr_sandbox_get(readable), GR_SANDBOX_SAY_ALL);
     if (make_batch_work(b, err) != 0)
         return -1;
-    if (read_download(b, err) != 0 || list_submissions(b, err) != 0) {
+    if (read_download(b, err) != 0 || list_submissions(b, err) != 0 ||
+        apply_groups(b, err) != 0) {
         gr_remove_tree(b->work);
         return -1;
     }
@@ -319,6 +321,7 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
         ;
     free(jobs);
     gr_jobres_fini();
+    fill_groups(&b);
     if (stopped)
         stop_batch(&b, stopped);
 

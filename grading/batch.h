@@ -62,6 +62,8 @@ typedef struct gr_batch_options {
     const char *const *only; /* grade these ids again, whatever their reports */
     const char *roster;    /* the class, a CSV of id and name: a row "missing" for
                               each student without a submission; NULL: none */
+    const char *groups;    /* --groups: a CSV of student and group (batch_groups.c);
+                              NULL: none */
     int nonly;
     const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
                               "canvas" or "moodle"; NULL: none */

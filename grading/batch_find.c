@@ -115,8 +115,7 @@ static void nfd(const codepoints *in, codepoints *out, int fold)
     canonical_order(out);
 }
 
-/* Why id cannot be a student id, malloc'd; NULL when it can. */
-static char *id_refusal(const char *id)
+char *id_refusal(const char *id)
 {
     if (!*id)
         return gr_asprintf("an empty id");
@@ -138,8 +137,7 @@ static char *id_refusal(const char *id)
     return NULL;
 }
 
-/* id folded for comparison, as UTF-8, malloc'd; id is valid (id_refusal). */
-static char *id_key(const char *id)
+char *id_key(const char *id)
 {
     codepoints raw = {0}, a = {0}, b = {0};
     for (const char *p = id; *p;) {
@@ -286,6 +284,8 @@ void free_submission(submission *s)
     free(s->key);
     free(s->hashes);
     free(s->name);
+    free(s->group);
+    free(s->group_of);
 }
 
 /* Two entries with one id (alice/ and alice.zip): the folder is graded, the
@@ -395,9 +395,7 @@ typedef struct roster_entry {
     int matched;
 } roster_entry;
 
-/* The next cell at *p (RFC 4180: quoted or not), malloc'd; *end_of_row set
- * when a line end or the end of the text follows it. *line counts lines. */
-static char *csv_cell(const char **p, int *end_of_row, int *line)
+char *csv_cell(const char **p, int *end_of_row, int *line)
 {
     const char *c = *p;
     char *out = xcalloc(strlen(c) + 1, 1), *o = out;
@@ -441,27 +439,38 @@ static void free_roster(roster_entry *r, int n)
 
 /* Reads the roster at path into *out (n entries). Returns n, or -1 with
  * err naming the file, the line and what is wrong. */
-static int read_roster(const char *path, roster_entry **out, lab_error *err)
+char *read_csv_file(const char *option, const char *path, lab_error *err)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return lab_errorf(err, "--roster %s: cannot open: %s", path, strerror(errno));
+    if (!f) {
+        lab_errorf(err, "%s %s: cannot open: %s", option, path, strerror(errno));
+        return NULL;
+    }
     char *text = xcalloc(ROSTER_MAX_BYTES + 1, 1);
     size_t len = fread(text, 1, ROSTER_MAX_BYTES + 1, f);
     int bad = ferror(f);
     fclose(f);
     if (bad || len > ROSTER_MAX_BYTES || memchr(text, '\0', len)) {
         free(text);
-        return lab_errorf(err, "--roster %s: %s", path,
-                          bad ? "cannot be read" : len > ROSTER_MAX_BYTES
-                                                       ? "larger than 16 MiB"
-                                                       : "holds a NUL byte: not a CSV file");
+        lab_errorf(err, "%s %s: %s", option, path,
+                   bad                      ? "cannot be read"
+                   : len > ROSTER_MAX_BYTES ? "larger than 16 MiB"
+                                            : "holds a NUL byte: not a CSV file");
+        return NULL;
     }
+    if (strncmp(text, "\xEF\xBB\xBF", 3) == 0) /* a BOM, as spreadsheets write */
+        memmove(text, text + 3, len - 2);
+    return text;
+}
+
+static int read_roster(const char *path, roster_entry **out, lab_error *err)
+{
+    char *text = read_csv_file("--roster", path, err);
+    if (!text)
+        return -1;
     roster_entry *r = NULL;
     int n = 0, cap = 0, line = 1, rc = 0;
     const char *p = text;
-    if (strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* a BOM, as spreadsheets write */
-        p += 3;
     while (*p && rc == 0) {
         int row = line, end = 0;
         char *cells[2] = {NULL, NULL};
@@ -506,6 +515,23 @@ static int read_roster(const char *path, roster_entry **out, lab_error *err)
     return n;
 }
 
+submission *add_missing(batch *b, const char *id, const char *key, int *cap)
+{
+    b->subs = grow(b->subs, b->nsubs, cap, sizeof *b->subs);
+    submission *s = &b->subs[b->nsubs++];
+    memset(s, 0, sizeof *s);
+    s->id = gr_asprintf("%s", id);
+    s->key = gr_asprintf("%s", key);
+    s->source = gr_asprintf("%s", "");
+    s->report = gr_asprintf("%s", "");
+    s->points = xcalloc((size_t)b->lab->ntests, sizeof *s->points);
+    s->passed = xcalloc((size_t)b->lab->ntests, sizeof *s->passed);
+    s->status = SUB_MISSING;
+    s->max_score = grader_lab_points(b->lab);
+    s->late = -1;
+    return s;
+}
+
 /* Matches the submissions to the roster (before keep_shard); then, unless
  * this is a shard, adds a "missing" row for each student without one. */
 static int apply_roster(batch *b, lab_error *err)
@@ -532,18 +558,8 @@ static int apply_roster(batch *b, lab_error *err)
     for (int i = 0; i < n && b->o->shard_n == 0; i++) {
         if (r[i].matched)
             continue;
-        b->subs = grow(b->subs, b->nsubs, &cap, sizeof *b->subs);
-        submission *s = &b->subs[b->nsubs++];
-        memset(s, 0, sizeof *s);
-        s->id = gr_asprintf("%s", r[i].id);
-        s->key = gr_asprintf("%s", r[i].key);
+        submission *s = add_missing(b, r[i].id, r[i].key, &cap);
         s->name = gr_asprintf("%s", r[i].name);
-        s->source = gr_asprintf("%s", "");
-        s->report = gr_asprintf("%s", "");
-        s->points = xcalloc((size_t)b->lab->ntests, sizeof *s->points);
-        s->passed = xcalloc((size_t)b->lab->ntests, sizeof *s->passed);
-        s->status = SUB_MISSING;
-        s->max_score = grader_lab_points(b->lab);
         s->on_roster = 1;
     }
     free_roster(r, n);

@@ -13,12 +13,12 @@ static const char *const status_names[] = {"graded", "build_failed", "error", "m
 
 /* ---- the gradebook, the histogram, the summary ------------------------------------------ */
 
-/* student,score,max_score,status,<test>...,hidden_inputs,late,late_penalty:
+/* student,score,max_score,status,<test>...,hidden_inputs,late,late_penalty,group:
  * one row per submission, the points each test earned, whether its report
  * drew hidden inputs (yes or no), whether the platform marked the work late
  * (yes or no; empty where the layout has no such mark) and the points
- * --late-penalty took from the score; CRLF line ends, as RFC 4180 has
- * them. */
+ * --late-penalty took from the score, and its group (--groups; empty for
+ * none); CRLF line ends, as RFC 4180 has them. */
 int write_gradebook(const batch *b, lab_error *err)
 {
     const grader_lab *lab = b->lab;
@@ -30,15 +30,17 @@ int write_gradebook(const batch *b, lab_error *err)
         fputc(',', af.f);
         gr_write_csv_cell(af.f, lab->tests[i].name);
     }
-    fputs(",hidden_inputs,late,late_penalty\r\n", af.f);
+    fputs(",hidden_inputs,late,late_penalty,group\r\n", af.f);
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         gr_write_csv_cell(af.f, s->id);
         fprintf(af.f, ",%d,%d,%s", s->score, s->max_score, status_names[s->status]);
         for (int i = 0; i < lab->ntests; i++)
             fprintf(af.f, ",%d", s->points[i]);
-        fprintf(af.f, ",%s,%s,%d\r\n", s->hidden ? "yes" : "no",
+        fprintf(af.f, ",%s,%s,%d,", s->hidden ? "yes" : "no",
                 s->late == 1 ? "yes" : s->late == 0 ? "no" : "", s->late_points);
+        gr_write_csv_cell(af.f, s->group ? s->group : "");
+        fputs("\r\n", af.f);
     }
     return atomic_file_commit(&af, err);
 }
@@ -371,7 +373,8 @@ static test_tally tally_tests(const batch *b)
                     xcalloc((size_t)n, sizeof(int)), xcalloc((size_t)n, sizeof(double))};
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
-        if (s->status != SUB_GRADED || !s->passed)
+        /* each submission once: a member scored on a groupmate's is not one */
+        if (s->status != SUB_GRADED || !s->passed || s->group_of)
             continue;
         t.built++;
         for (int i = 0; i < n; i++) {
@@ -570,6 +573,14 @@ static const char *missing_of(const submission *s)
 {
     return s->status == SUB_MISSING ? (s->name ? s->name : "") : NULL;
 }
+static const char *group_of_of(const submission *s)
+{
+    return s->group_of && s->status != SUB_MISSING ? s->group_of : NULL;
+}
+static const char *group_several_of(const submission *s)
+{
+    return s->group_several ? s->group : NULL;
+}
 static const char *off_roster_of(const submission *s)
 {
     return s->on_roster ? NULL : "";
@@ -693,7 +704,11 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
                   "says why)", build_failed_of, w);
     print_list(b, "Graded under the lab's file name (each scorecard says so; the score stands)",
                note_of, w);
-    print_list(b, "Missing (on the roster, no submission; score 0)", missing_of, w);
+    print_list(b, "Scored on a groupmate's submission, the group's one (--groups; each "
+                  "scorecard says so)", group_of_of, w);
+    print_list(b, "In a group with more than one submission (--groups): each graded on their "
+                  "own", group_several_of, w);
+    print_list(b, "Missing (on the roster or in a group, no submission; score 0)", missing_of, w);
     print_list(b, "Not on the roster (graded all the same)", off_roster_of, w);
     test_tally tally = tally_tests(b);
     print_most_failed(b, &tally);

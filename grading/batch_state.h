@@ -161,6 +161,11 @@ typedef struct submission {
     int refused;       /* not graded: error says why (its id and another's are one) */
     char *note;        /* its report's note: a file graded under the lab's name */
     int unmerged;      /* a merge found no report for it (its shard has not run) */
+    char *group;       /* its group (--groups), or NULL */
+    char *group_of;    /* the groupmate whose submission it is scored on (it has
+                          none of its own), or NULL */
+    int group_several; /* its group has more than one submission: each graded
+                          on its own */
 } submission;
 
 typedef struct skipped_entry {
@@ -208,6 +213,20 @@ typedef struct job {
 
 /* batch_find.c: the submissions, the roster, the students' ids (it calls
  * batch_files.c's) */
+/* Why id cannot be a student id, malloc'd; NULL when it can. */
+char *id_refusal(const char *id);
+/* id folded for comparison (case, Unicode normalisation), as UTF-8,
+ * malloc'd; id is valid (id_refusal). */
+char *id_key(const char *id);
+/* The next cell at *p (RFC 4180: quoted or not), malloc'd; *end_of_row set
+ * when a line end or the end of the text follows it. *line counts lines. */
+char *csv_cell(const char **p, int *end_of_row, int *line);
+/* Adds a row "missing" (no submission, score 0) for id (its key id_key's)
+ * to b->subs, whose room is *cap; returns it. */
+submission *add_missing(batch *b, const char *id, const char *key, int *cap);
+/* A CSV file's text (a BOM taken off), malloc'd; NULL with err naming
+ * option and path when it cannot be read, is over 16 MiB or holds a NUL. */
+char *read_csv_file(const char *option, const char *path, lab_error *err);
 const char *entry_name(const submission *s);
 int list_submissions(batch *b, lab_error *err);
 void free_submission(submission *s);
@@ -228,6 +247,14 @@ char *grader_version(const char *root);
 /* 0 when every submission was graded or resumed; the signal number when
  * SIGINT, SIGTERM or SIGHUP stopped the batch (its children killed first). */
 int grade_all(batch *b, job *jobs);
+
+/* batch_groups.c: --groups (it calls batch_find.c's). After the
+ * submissions are listed (and the roster applied): each member gets a row
+ * and its group, and one without a submission of their own the groupmate's
+ * to be scored on, where the group has exactly one. */
+int apply_groups(batch *b, lab_error *err);
+/* After grading: each such member's row and scorecard from the groupmate's. */
+void fill_groups(batch *b);
 
 /* batch_out.c: the gradebook, the LMS files, the summary */
 int count_refused(const batch *b);

@@ -88,6 +88,10 @@ static void usage(FILE *f)
           "                     of which either has P %% (default 50) of its text in the\n"
           "                     other (sim_c, package similarity-tester, the skeleton's\n"
           "                     lines taken out); it informs, and changes no score\n"
+          "  --groups FILE      a group submits once: each member without a submission\n"
+          "                     of their own is scored on the group's one (FILE: a CSV\n"
+          "                     with the header id,group, or Canvas's export of a group\n"
+          "                     set); the gradebook's group column names each one's\n"
           "  --late-penalty P   take P %% (0 to 100) of the score of work the platform\n"
           "                     marked late (Canvas's LATE, in its download); the\n"
           "                     gradebook's late column says which were, with it or not\n"
@@ -197,6 +201,7 @@ typedef struct batch_args {
     const char *lms_assignment;
     const char *similarity; /* "" for --similarity alone */
     const char *late_penalty;
+    const char *groups;
     int force, merge;
     const char **only;
     int nonly;
@@ -230,6 +235,7 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.reweight = o->reweight;
     b.only = a->only;
     b.roster = a->roster;
+    b.groups = a->groups;
     b.nonly = a->nonly;
     if (a->lms && strcmp(a->lms, "canvas") != 0 && strcmp(a->lms, "moodle") != 0) {
         fprintf(stderr, "grader: --lms %s: canvas or moodle\n", a->lms);
@@ -358,7 +364,7 @@ int main(int argc, char **argv)
     enum {
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
-        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_REWEIGHT, OPT_LATE_PENALTY, OPT_ONLY, OPT_ROSTER, OPT_FROM,
+        OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_REWEIGHT, OPT_LATE_PENALTY, OPT_GROUPS, OPT_ONLY, OPT_ROSTER, OPT_FROM,
         OPT_SIMILARITY, OPT_LMS_ASSIGNMENT
     };
     static const struct option longopts[] = {
@@ -375,6 +381,7 @@ int main(int argc, char **argv)
         {"seed-file", required_argument, 0, OPT_SEED_FILE},
         {"reweight-skipped", no_argument, 0, OPT_REWEIGHT},
         {"late-penalty", required_argument, 0, OPT_LATE_PENALTY},
+        {"groups", required_argument, 0, OPT_GROUPS},
         {"only", required_argument, 0, OPT_ONLY},
         {"roster", required_argument, 0, OPT_ROSTER},
         {"from", required_argument, 0, OPT_FROM},
@@ -422,6 +429,7 @@ int main(int argc, char **argv)
         case OPT_SEED_FILE: seed_file = optarg; break;
         case OPT_REWEIGHT: reweight = 1; break;
         case OPT_LATE_PENALTY: batch.late_penalty = optarg; break;
+        case OPT_GROUPS: batch.groups = optarg; break;
         case OPT_ROSTER: batch.roster = optarg; break;
         case OPT_FROM: batch.from = optarg; break;
         case OPT_SIMILARITY: batch.similarity = optarg ? optarg : ""; break;
@@ -455,11 +463,12 @@ int main(int argc, char **argv)
     }
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
                      batch.timeout || batch.shard || batch.merge || batch.lms ||
-                     batch.lms_assignment || batch.nonly || batch.late_penalty ||
+                     batch.lms_assignment || batch.nonly || batch.late_penalty || batch.groups ||
                      batch.roster || batch.from || batch.similarity;
     if (!batch.dir && batch_only) {
         fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
-                        "--merge, --lms, --lms-assignment, --only, --roster, --from, --late-penalty "
+                        "--merge, --lms, --lms-assignment, --only, --roster, --groups, --from, "
+                        "--late-penalty "
                         "and --similarity "
                         "go with "
                         "--batch DIR\n");

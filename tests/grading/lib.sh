@@ -12,6 +12,14 @@ expect_eq() { # what got want
 # N-th column of ID's row.
 csv() { tr -d '\r' <"$1"; }
 field() { csv "$1" | awk -F, -v id="$2" -v n="$3" '$1 == id { print $n }'; }
+# columns FILE NAME...: each row's id, then the columns the header names
+# NAME, joined by ':', a row a line (cells without commas in them).
+columns() {
+    f=$1
+    shift
+    csv "$f" | awk -F, -v want="$*" 'NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
+        { line = $1; n = split(want, w, " "); for (k = 1; k <= n; k++) line = line ":" $(at[w[k]]); print line }'
+}
 expect_match() { # what text extended-regex
     if printf '%s' "$2" | grep -Eq -- "$3"; then ok; else
         bad "$1: no match for /$3/ in:"

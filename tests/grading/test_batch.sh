@@ -104,12 +104,12 @@ expect_match "batch: a progress line" "$(cat "$TMP/first.err")" \
 # The gradebook: sorted by id, each test's points, RFC 4180 quoting.
 BOOK=$GRADES/grades.csv
 expect_eq "gradebook: header" "$(csv "$BOOK" | head -n 1)" \
-    "student,score,max_score,status,decode_e4m3,decode_e5m2,encode_exact,encode_rne,encode_subnormal,encode_saturate,encode_overflow_nosat,encode_nan,encode_random,limits,rel_error_bound,hidden_inputs,late,late_penalty"
+    "student,score,max_score,status,decode_e4m3,decode_e5m2,encode_exact,encode_rne,encode_subnormal,encode_saturate,encode_overflow_nosat,encode_nan,encode_random,limits,rel_error_bound,hidden_inputs,late,late_penalty,group"
 expect_eq "gradebook: rows" "$(csv "$BOOK" | sed 1d | wc -l | tr -d ' ')" 6
 expect_eq "gradebook: CRLF line ends" "$(grep -c "$(printf '\r')\$" "$BOOK")" 7
 expect_eq "gradebook: sorted by id" "$(csv "$BOOK" | sed 1d | cut -d, -f1 | tr '\n' ' ')" \
     'broken crash empty good skel "weird '
-expect_eq "good: row" "$(csv "$BOOK" | grep '^good,')" "good,100,100,graded,10,10,10,10,10,10,10,5,10,10,5,no,,0"
+expect_eq "good: row" "$(csv "$BOOK" | grep '^good,')" "good,100,100,graded,10,10,10,10,10,10,10,5,10,10,5,no,,0,"
 expect_eq "crash: score" "$(field "$BOOK" crash 2)" 85
 expect_eq "crash: limits and rel_error_bound lost" \
     "$(csv "$BOOK" | grep '^crash,' | cut -d, -f14,15)" "0,0"
@@ -156,9 +156,9 @@ expect_eq "summary: did not build" "$(count_of first 'no build')" 2
 expect_eq "summary: the two that did not build, by name" \
     "$(sed -n '/^Did not build, or a file was missing/,/^$/p' "$TMP/first.out" | sed '1d;/^$/d' |
         tr -s ' ' | tr '\n' '|')" " broken| empty|"
-want=$(csv "$BOOK" | sed 1d | awk -F, '{ s += $(NF - 16) } END { printf "%.1f", s / NR }')
+want=$(csv "$BOOK" | sed 1d | awk -F, '{ s += $(NF - 17) } END { printf "%.1f", s / NR }')
 expect_eq "summary: mean" "$(count_of first mean)" "$want"
-want=$(csv "$BOOK" | sed 1d | awk -F, '{ print $(NF - 16) }' | sort -n |
+want=$(csv "$BOOK" | sed 1d | awk -F, '{ print $(NF - 17) }' | sort -n |
     awk '{ v[NR] = $1 } END { printf "%.1f", (v[3] + v[4]) / 2 }')
 expect_eq "summary: median" "$(count_of first median)" "$want"
 out=$(cat "$TMP/first.out")

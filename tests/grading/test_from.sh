@@ -94,10 +94,10 @@ expect_eq "canvas: the download is unchanged" "$(tree_sum "$C")" "$before"
 # submission.late?, id].join("_")): the gradebook's late column, the others
 # not late; no penalty without --late-penalty.
 expect_eq "canvas: the late column (LATE in capitals)" \
-    "$(csv "$BOOK" | sed 1d | awk -F, '{ print $1 ":" $(NF - 1) ":" $NF }' | tr '\n' ' ')" \
+    "$(columns "$BOOK" late late_penalty | tr '\n' ' ')" \
     "48213:no:0 48214:yes:0 48215:no:0 48216:no:0 48217:no:0 48220:no:0 "
-expect_eq "canvas: the gradebook's last columns" "$(csv "$BOOK" | head -n 1 | awk -F, '{ print $(NF - 2) "," $(NF - 1) "," $NF }')" \
-    "hidden_inputs,late,late_penalty"
+expect_eq "canvas: the gradebook's last columns" "$(csv "$BOOK" | head -n 1 | awk -F, '{ print $(NF - 3) "," $(NF - 2) "," $(NF - 1) "," $NF }')" \
+    "hidden_inputs,late,late_penalty,group"
 expect_match "canvas: the summary counts the late" "$(cat "$TMP/c.out")" \
     "late +1  marked late by Canvas \(the gradebook's late column; --late-penalty"
 "$GRADER" --batch "$C" lab0 --from plain --json-dir "$TMP/c-plain" >"$TMP/cp.out" 2>&1
@@ -115,8 +115,8 @@ expect_eq "canvas, anonymous: rows by anonymous id" \
 # again (its report had none); the other resumes.
 "$GRADER" --batch "$A" lab0 --late-penalty 10 >"$TMP/al.out" 2>"$TMP/al.err"
 expect_eq "late penalty: the gradebook (score, late, points taken)" \
-    "$(csv "$A.grades/grades.csv" | sed 1d | awk -F, '{ print $1 "," $2 "," $(NF - 1) "," $NF }' | tr '\n' ' ')" \
-    "anon_Hx3ab,100,no,0 anon_Qq7zz,90,yes,10 "
+    "$(columns "$A.grades/grades.csv" score late late_penalty | tr '\n' ' ')" \
+    "anon_Hx3ab:100:no:0 anon_Qq7zz:90:yes:10 "
 expect_match "late penalty: the report it had is stale" "$(cat "$TMP/al.err")" \
     "anon_Qq7zz: its late penalty, 0%, is not this run's, 10% \(--late-penalty\); grading it again"
 expect_match "late penalty: the scorecard says so" "$(cat "$A.grades/anon_Qq7zz.txt")" \
@@ -171,7 +171,7 @@ expect_eq "moodle: exit status (refused entries need a look)" "$?" 1
 expect_match "moodle, --late-penalty: nothing taken, and why" "$(cat "$TMP/m.out")" \
     "late +-  --late-penalty 10%: nothing taken, a moodle layout marks no work late"
 expect_eq "moodle: the late column empty (no mark to read)" \
-    "$(csv "$M.grades/grades.csv" | sed 1d | awk -F, '{ print $(NF - 1) $NF }' | sort -u)" "0"
+    "$(columns "$M.grades/grades.csv" late late_penalty | cut -d: -f2- | sort -u)" ":0"
 expect_match "moodle: recognised" "$(cat "$TMP/m.err")" "Moodle's download \\(recognised"
 BOOK=$M.grades/grades.csv
 expect_eq "moodle: rows by participant id: both folder forms, flat, Unicode, blind, the weapon's own" \

@@ -114,7 +114,7 @@ expect_eq "merged gradebook: the scores" \
     "100 100 100 $(jq -r .score "$SUBS.grades/s4.json") 100 100 100 "
 expect_match "the merge job's summary" "$out" "7 submissions in .*, merged from the reports"
 expect_eq "every shard drew hidden inputs" \
-    "$(tr -d '\r' <"$BOOK" | sed 1d | awk -F, '{ print $(NF - 2) }' | sort -u)" yes
+    "$(tr -d '\r' <"$BOOK" | sed 1d | awk -F, '{ print $(NF - 3) }' | sort -u)" yes
 expect_match "the merge checked them" "$out" "hidden inputs: on .* 7 of the 7 graded drew them"
 expect_eq "the merge wrote the LMS file" "$(tr -d '\r' <"$SUBS.grades/lms-canvas.csv" | sed 1d | wc -l | tr -d ' ')" 7
 out=$(sh grading/slurm/grade-course.sh -l canvas "$SUBS" lab0 2>&1)
