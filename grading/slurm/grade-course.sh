@@ -5,7 +5,8 @@
 # "Grading on a Slurm cluster", says what the compute nodes need.
 #
 #   sh grading/slurm/grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE]
-#                                    [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-W] [-f] [-w]
+#                                    [-R ROSTER] [-G GROUPS] [-l LMS] [-a 'TITLE (ID)']
+#                                    [-L PERCENT] [-W] [-f] [-w]
 #                                    SUBMISSIONS LAB [SBATCH_ARG...]
 #
 #   -n N          shards (array tasks; default 8)
@@ -21,6 +22,10 @@
 #   -l LMS        the merge also writes REPORTS/lms-LMS.csv (canvas, moodle)
 #   -a 'TITLE (ID)'  with -l canvas (needed): the Canvas assignment's column
 #                 (the grader's --lms-assignment)
+#   -G GROUPS     a CSV of student and group (the grader's --groups): the
+#                 merge gives each member the group's row
+#   -L PERCENT    taken from the score of work the platform marked late
+#                 (the grader's --late-penalty)
 #   -W            where tests were skipped (lab5 on a GPU older than they
 #                 need), scores out of the points graded, scaled to the
 #                 rubric's (the grader's --reweight-skipped)
@@ -34,9 +39,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-usage="usage: grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE] [-R ROSTER] [-l LMS] [-a 'TITLE (ID)'] [-W] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
-shards=8 only="" reports="" wait=0 seed_file="" roster="" lms="" assignment="" force="" reweight=""
-while getopts n:k:r:s:R:l:a:Wfw opt; do
+usage="usage: grade-course.sh [-n N] [-k K,...] [-r REPORTS] [-s SEED_FILE] [-R ROSTER] [-G GROUPS] [-l LMS] [-a 'TITLE (ID)'] [-L PERCENT] [-W] [-f] [-w] SUBMISSIONS LAB [SBATCH_ARG...]"
+shards=8 only="" reports="" wait=0 seed_file="" roster="" lms="" assignment="" force="" reweight="" groups="" late=""
+while getopts n:k:r:s:R:G:l:a:L:Wfw opt; do
     case $opt in
     n) shards=$OPTARG ;;
     k) only=$OPTARG ;;
@@ -46,6 +51,8 @@ while getopts n:k:r:s:R:l:a:Wfw opt; do
     l) lms=$OPTARG ;;
     a) assignment=$OPTARG ;;
     W) reweight=--reweight-skipped ;;
+    G) groups=$OPTARG ;;
+    L) late=$OPTARG ;;
     f) force=--force ;;
     w) wait=1 ;;
     *) echo "$usage" >&2
@@ -73,6 +80,11 @@ if [ -n "$roster" ]; then
         { echo "grade-course.sh: -R $roster: no such file" >&2; exit 2; }
     roster=$(cd "$(dirname "$roster")" && pwd)/$(basename "$roster")
 fi
+if [ -n "$groups" ]; then
+    [ -f "$groups" ] && [ -r "$groups" ] ||
+        { echo "grade-course.sh: -G $groups: no such file" >&2; exit 2; }
+    groups=$(cd "$(dirname "$groups")" && pwd)/$(basename "$groups")
+fi
 subs=$(cd "$1" && pwd) lab=$2
 shift 2
 case $shards in '' | *[!0-9]* | 0) echo "grade-course.sh: -n $shards: a number of shards, 1 or more" >&2; exit 2 ;; esac
@@ -93,14 +105,16 @@ cd "$root"
 # them again, whatever the paths hold.
 array=$(sbatch --parsable --array="${only:-1-$shards}" --output="$reports/slurm-%A_%a.out" "$@" \
     "$here/grade.sbatch" "$subs" "$lab" "$reports" --shards "$shards" \
-    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${force:+"$force"} ${reweight:+"$reweight"})
+    ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${force:+"$force"} ${reweight:+"$reweight"} \
+    ${late:+--late-penalty} ${late:+"$late"})
 array=${array%%;*}
 merge=$(sbatch --parsable --dependency="afterany:$array" \
     --output="$reports/slurm-merge-%j.out" "$@" \
     "$here/merge.sbatch" "$subs" "$lab" "$reports" \
     ${seed_file:+--seed-file} ${seed_file:+"$seed_file"} ${roster:+--roster} ${roster:+"$roster"} \
     ${lms:+--lms} ${lms:+"$lms"} \
-    ${assignment:+--lms-assignment} ${assignment:+"$assignment"} ${reweight:+"$reweight"})
+    ${assignment:+--lms-assignment} ${assignment:+"$assignment"} ${reweight:+"$reweight"} \
+    ${groups:+--groups} ${groups:+"$groups"} ${late:+--late-penalty} ${late:+"$late"})
 merge=${merge%%;*}
 echo "grade-course.sh: array job $array (${only:+shards $only of }$shards shards), merge job $merge; the gradebook will be $reports/grades.csv"
 if [ $wait = 1 ]; then

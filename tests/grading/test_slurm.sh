@@ -148,15 +148,22 @@ expect_eq "-k 3, then the merge: the LMS file" "$(tr -d '\r' <"$C2.grades/lms-mo
 
 # -W reaches the shards (the grader's --reweight-skipped): t1's report,
 # edited to hold a skipped test not re-weighted, is stale for shard 1 run
-# with it, and graded again.
+# with it, and graded again. -G reaches the merge (--groups): t6, on the
+# roster with no submission, is in t1's group and gets its row; -L
+# (--late-penalty) the merge's summary (a plain folder marks none late).
 jq '.tests[0].status = "skipped" | .tests[0].points = 0 | .score = 100 - .tests[0].max_points' \
     "$C2.grades/t1.json" >"$TMP/t1.json" && cp "$TMP/t1.json" "$C2.grades/t1.json"
-out=$(sh grading/slurm/grade-course.sh -n 3 -k 1 -W -R "$TMP/roster.csv" -w "$C2" lab0 \
+printf 'id,group\nt1,G\nt6,G\n' >"$TMP/groups.csv"
+out=$(sh grading/slurm/grade-course.sh -n 3 -k 1 -W -G "$TMP/groups.csv" -L 10 -R "$TMP/roster.csv" \
+    -w "$C2" lab0 \
     --partition=cpu --export=NONE 2>&1)
 expect_match "-W: shard 1 grades t1 again" "$(cat "$C2.grades"/slurm-*_1.out)" \
     "t1: its score was not re-weighted to the points graded, and this run has --reweight-skipped"
 expect_eq "-W: t1 graded again, nothing skipped" \
     "$(jq -r '"\(.score) \([.tests[] | select(.status == "skipped")] | length)"' "$C2.grades/t1.json")" "100 0"
+expect_eq "-G: the merge gives t6 its group's row" "$(columns "$C2.grades/grades.csv" score status group |
+    grep '^t6:')" "t6:100:graded:G"
+expect_match "-L: the merge's summary" "$out" "late +-  --late-penalty 10%: nothing taken"
 
 echo "test_slurm: $passed passed, $failed failed"
 [ "$failed" = 0 ]
