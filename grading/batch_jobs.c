@@ -147,16 +147,6 @@ static char *report_stale(const batch *b, const submission *s)
     json_t *files = json_object_get(root, "sha256"), *grader = json_object_get(root, "grader_sha256");
     json_t *hidden = json_object_get(root, "hidden_inputs");
     int want_hidden = b->o->seed != NULL;
-    /* A report with tests skipped holds only if its score was re-weighted
-     * (or not) as this run's --reweight-skipped says. */
-    int skipped = 0;
-    size_t i;
-    json_t *t;
-    json_array_foreach(json_object_get(root, "tests"), i, t) {
-        json_t *status = json_object_get(t, "status");
-        skipped += json_is_string(status) && strcmp(json_string_value(status), "skipped") == 0;
-    }
-    int reweighted = json_is_object(json_object_get(root, "reweighted"));
     json_t *late = json_object_get(json_object_get(root, "late_penalty"), "percent");
     int late_had = json_is_integer(late) ? (int)json_integer_value(late) : 0;
     int late_want = s->late == 1 ? b->o->late_penalty : 0;
@@ -178,8 +168,11 @@ static char *report_stale(const batch *b, const submission *s)
     if (!why && !b->o->merge && late_had != late_want)
         why = gr_asprintf("its late penalty, %d%%, is not this run's, %d%% (--late-penalty)",
                           late_had, late_want);
-    if (!why && !b->o->merge && skipped > 0 && reweighted != b->o->reweight)
-        why = gr_asprintf(reweighted ? "its score was re-weighted to the points graded, and "
+    /* A report with tests skipped holds only if its score was re-weighted
+     * (or not) as this run's --reweight-skipped says (s as read_report read
+     * it). */
+    if (!why && !b->o->merge && s->skipped > 0 && s->reweighted != b->o->reweight)
+        why = gr_asprintf(s->reweighted ? "its score was re-weighted to the points graded, and "
                                        "this run has no --reweight-skipped"
                                      : "its score was not re-weighted to the points graded, "
                                        "and this run has --reweight-skipped");
