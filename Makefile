@@ -569,7 +569,7 @@ $(LIBGRADING): $(addprefix $(BUILD)/obj/grading/,runner.o channel.o policy.o lan
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o builder.o spawn.o manifest.o report.o \
-    batch.o batch_files.o batch_find.o batch_groups.o batch_jobs.o batch_out.o lms_import.o similarity.o sim_text.o jobres.o unpack.o \
+    batch.o batch_files.o batch_find.o batch_groups.o batch_jobs.o batch_out.o lms_import.o similarity.o sim_text.o sim_common.o jobres.o unpack.o \
     sandbox.o landlock.o) \
     $(RUBRIC_OBJS)
 	@mkdir -p $(@D)

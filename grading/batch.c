@@ -180,8 +180,8 @@ static void report_similarity(const batch *b)
     char *work = gr_asprintf("%s/similarity", b->work);
     char *out = gr_asprintf("%s/similarity.log", b->json_dir);
     fflush(stdout);
-    if (gr_similarity(in, n, b->lab->student_files, skeleton, b->o->similarity, work, out, stdout,
-                      &err) != 0)
+    if (gr_similarity(in, n, b->lab->student_files, skeleton, b->o->similarity,
+                      b->o->similarity_common, work, out, stdout, &err) != 0)
         printf("\nSimilarity: not written: %s\n", err.msg);
     for (int k = 0; k < n; k++)
         free(dirs[k]);

@@ -70,6 +70,8 @@ typedef struct gr_batch_options {
     const char *lms_assignment; /* canvas: the grade column's header, "Title (id)" */
     int similarity;        /* > 0: json_dir/similarity.log, pairs at or above this
                               percentage (similarity.h); 0: none */
+    int similarity_common; /* what more than this many submissions share is left out
+                              of the comparison (similarity.h) */
     gr_from from;          /* dir's layout: GR_FROM_AUTO detects it; a platform's
                               download (lms_import.h) is read into the work folder */
 } gr_batch_options;

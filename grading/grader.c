@@ -19,6 +19,7 @@
 #include "atomic_file.h"
 #include "batch.h"
 #include "grade.h"
+#include "similarity.h"
 
 /* Set by the Makefile: where the course and its build are. The ./grader
  * script sets FP8LAB_ROOT, so a moved checkout still finds itself. */
@@ -87,7 +88,12 @@ static void usage(FILE *f)
           "  --similarity[=P]   DIR2/similarity.log: identical submissions, then the pairs\n"
           "                     of which either has P %% (default 50) of its text in the\n"
           "                     other (sim_c, package similarity-tester, the skeleton's\n"
-          "                     lines taken out); it informs, and changes no score\n"
+          "                     and handout's lines, and what many share, taken out); it\n"
+          "                     informs, and changes no score\n"
+          "  --similarity-common M\n"
+          "                     what more than M submissions share (passages of 16\n"
+          "                     tokens, any name read as one) is left out of the\n"
+          "                     comparison, as MOSS's -m; default 10\n"
           "  --groups FILE      a group submits once: each member without a submission\n"
           "                     of their own is scored on the group's one (FILE: a CSV\n"
           "                     with the header id,group, or Canvas's export of a group\n"
@@ -200,6 +206,7 @@ typedef struct batch_args {
     const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms, *roster, *from;
     const char *lms_assignment;
     const char *similarity; /* "" for --similarity alone */
+    const char *similarity_common;
     const char *late_penalty;
     const char *groups;
     int force, merge;
@@ -305,6 +312,18 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
         }
         b.similarity = (int)t;
     }
+    b.similarity_common = SIM_COMMON_DEFAULT;
+    if (a->similarity_common) {
+        long m;
+        if (!a->similarity || !whole_in(a->similarity_common, 2, 1000000, &m)) {
+            fprintf(stderr, "grader: --similarity-common %s: %s\n", a->similarity_common,
+                    a->similarity ? "a number of submissions, 2 or more: what more than that "
+                                    "many share is left out of the comparison"
+                                  : "it goes with --similarity");
+            return 2;
+        }
+        b.similarity_common = (int)m;
+    }
     b.show = o->show;
     if (a->shard) {
         int k, n, used = 0;
@@ -365,7 +384,7 @@ int main(int argc, char **argv)
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
         OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_REWEIGHT, OPT_LATE_PENALTY, OPT_GROUPS, OPT_ONLY, OPT_ROSTER, OPT_FROM,
-        OPT_SIMILARITY, OPT_LMS_ASSIGNMENT
+        OPT_SIMILARITY, OPT_SIMILARITY_COMMON, OPT_LMS_ASSIGNMENT
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -386,6 +405,7 @@ int main(int argc, char **argv)
         {"roster", required_argument, 0, OPT_ROSTER},
         {"from", required_argument, 0, OPT_FROM},
         {"similarity", optional_argument, 0, OPT_SIMILARITY},
+        {"similarity-common", required_argument, 0, OPT_SIMILARITY_COMMON},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     int solution = 0, verbose = 0, list = 0, keep = 0, format_given = 0, reweight = 0, c;
     const char *dir = NULL, *test = NULL, *output = NULL, *seed = getenv("FP8LAB_SEED");
@@ -433,6 +453,7 @@ int main(int argc, char **argv)
         case OPT_ROSTER: batch.roster = optarg; break;
         case OPT_FROM: batch.from = optarg; break;
         case OPT_SIMILARITY: batch.similarity = optarg ? optarg : ""; break;
+        case OPT_SIMILARITY_COMMON: batch.similarity_common = optarg; break;
         case OPT_ONLY: only_ids[batch.nonly++] = optarg; break;
         case OPT_LMS: batch.lms = optarg; break;
         case OPT_LMS_ASSIGNMENT: batch.lms_assignment = optarg; break;

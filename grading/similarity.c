@@ -18,6 +18,7 @@
 #include "grade.h"
 #include "report.h"
 #include "sandbox.h"
+#include "sim_common.h"
 #include "sim_text.h"
 #include "spawn.h"
 
@@ -38,7 +39,8 @@ static void trim(const char **p, const char **end)
         (*end)--;
 }
 
-/* Whether the line [p, end), trimmed, is one of the skeleton's lines. */
+/* Whether the line [p, end), trimmed, is one of the lines of skeleton
+ * (the skeleton's file, or the handout's code; NULL: none). */
 static int in_skeleton(const char *skeleton, const char *p, const char *end)
 {
     trim(&p, &end);
@@ -56,10 +58,48 @@ static int in_skeleton(const char *skeleton, const char *p, const char *end)
     return 0;
 }
 
+/* The lines of the handout's C code (markdown, its ``` blocks marked c,
+ * cpp, c++ or cuda), as the check sees them; malloc'd, NULL where none. */
+static char *handout_code(const char *md)
+{
+    size_t size = strlen(md) + 1, used = 0;
+    char *code = malloc(size);
+    int in = 0;
+    if (!code)
+        return NULL;
+    for (const char *p = md; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n >= 3 && strncmp(p, "```", 3) == 0) {
+            const char *tag = p + 3;
+            size_t t = n - 3;
+            while (t > 0 && (tag[t - 1] == ' ' || tag[t - 1] == '\r'))
+                t--;
+            in = !in && ((t == 1 && *tag == 'c') || (t == 3 && strncmp(tag, "cpp", 3) == 0) ||
+                         (t == 3 && strncmp(tag, "c++", 3) == 0) ||
+                         (t == 4 && strncmp(tag, "cuda", 4) == 0));
+        } else if (in) {
+            memcpy(code + used, p, n);
+            used += n;
+            code[used++] = '\n';
+        }
+        p += n + (p[n] == '\n');
+    }
+    code[used] = '\0';
+    int cut;
+    char *seen = used > 0 ? gr_sim_text(code, used, SIM_MAX_FILE, &cut) : NULL;
+    free(code);
+    return seen;
+}
+
 typedef struct sub {
     char hex[65];      /* the sha256 of its files, as graded */
     char *path;        /* its filtered copy */
+    char *rare_path;   /* that, less what many share (sim_common.h); NULL: not made */
+    size_t tokens;     /* its filtered copy's tokens */
+    size_t rare;       /* those left in its rare copy */
+    long given;        /* its lines left out as the skeleton's or the handout's */
     int has_text;
+    int has_rare;
     int skeleton;      /* the skeleton, unchanged: left out of the comparison */
     int cut;           /* a file of it was cut at the cap */
     int slow;          /* its comparison ran past the limit (or sim_c failed on it: -1) */
@@ -85,9 +125,10 @@ static void skeleton_hash(const char *const *files, char *const *skeleton, char 
 }
 
 /* Hashes submission k's files and writes their lines that the skeleton
- * lacks, each file as the check sees it (sim_text.h), to s->path. */
+ * and the handout's code lack, each file as the check sees it (sim_text.h),
+ * to s->path. */
 static int prepare(const gr_sim_input *in, const char *const *files, char *const *skeleton,
-                   sub *s, lab_error *err)
+                   const char *handout, sub *s, lab_error *err)
 {
     struct sha256_ctx ctx;
     unsigned char digest[SHA256_DIGEST_SIZE];
@@ -117,10 +158,12 @@ static int prepare(const gr_sim_input *in, const char *const *files, char *const
         s->cut |= cut;
         for (const char *p = seen; *p;) {
             const char *e = p + strcspn(p, "\n");
-            if (!in_skeleton(skeleton[f], p, e)) {
+            if (!in_skeleton(skeleton[f], p, e) && !in_skeleton(handout, p, e)) {
                 fwrite(p, 1, (size_t)(e - p), out);
                 fputc('\n', out);
                 s->has_text = 1;
+            } else if (e > p) {
+                s->given++;
             }
             p = *e ? e + 1 : e;
         }
@@ -189,22 +232,37 @@ static int run_sim(const char *sim, const char *new, char *const *old, int nold,
 typedef struct pair {
     int a, b;          /* a < b */
     int ab, ba;        /* a's share found in b, and b's in a, percent */
+    long shared;       /* the tokens of the larger share, about */
 } pair;
 
-static int by_share(const void *x, const void *y)
+/* The most tokens shared first, then the highest share. */
+static int by_shared(const void *x, const void *y)
 {
     const pair *p = x, *q = y;
     int mp = p->ab > p->ba ? p->ab : p->ba, mq = q->ab > q->ba ? q->ab : q->ba;
+    if (p->shared != q->shared)
+        return p->shared < q->shared ? 1 : -1;
     if (mp != mq)
         return mq - mp;
     return p->a != q->a ? p->a - q->a : p->b - q->b;
 }
 
-/* Which submission the filtered copy at path is, or -1. */
-static int index_of(const sub *s, int n, const char *path)
+/* The copy a pass compares: the filtered one, or its rare part. */
+static const char *pass_path(const sub *s, int rare)
+{
+    return rare ? s->rare_path : s->path;
+}
+
+static int in_pass(const sub *s, int rare)
+{
+    return !s->skeleton && (rare ? s->has_rare : s->has_text);
+}
+
+/* Which submission the copy at path is, in the pass, or -1. */
+static int index_of(const sub *s, int n, const char *path, int rare)
 {
     for (int k = 0; k < n; k++)
-        if (strcmp(s[k].path, path) == 0)
+        if (pass_path(&s[k], rare) && strcmp(pass_path(&s[k], rare), path) == 0)
             return k;
     return -1;
 }
@@ -215,7 +273,7 @@ typedef struct pairs {
 } pairs;
 
 /* Adds sim_c's "F consists for x % of G material" lines at path to p. */
-static void read_pairs(const char *path, const sub *s, int n, pairs *p)
+static void read_pairs(const char *path, const sub *s, int n, int rare, pairs *p)
 {
     FILE *f = fopen(path, "r");
     char line[8192], a[4096], b[4096];
@@ -223,7 +281,7 @@ static void read_pairs(const char *path, const sub *s, int n, pairs *p)
     while (f && fgets(line, sizeof line, f)) {
         if (sscanf(line, "%4095s consists for %d %% of %4095s material", a, &pct, b) != 3)
             continue;
-        int i = index_of(s, n, a), j = index_of(s, n, b);
+        int i = index_of(s, n, a, rare), j = index_of(s, n, b, rare);
         if (i < 0 || j < 0 || i == j)
             continue;
         int lo = i < j ? i : j, hi = i < j ? j : i, found = -1;
@@ -239,7 +297,7 @@ static void read_pairs(const char *path, const sub *s, int n, pairs *p)
                 p->v = grown;
                 p->cap = cap;
             }
-            p->v[p->count] = (pair){lo, hi, 0, 0};
+            p->v[p->count] = (pair){lo, hi, 0, 0, 0};
             found = p->count++;
         }
         if (i == lo)
@@ -260,10 +318,11 @@ static double sim_limit(void)
     return t > 0 && t < SIM_LIMIT_S ? t : SIM_LIMIT_S;
 }
 
-/* Compares each submission that has text of its own with all the others,
- * one sim_c each under the limit, in the sandbox as its user; marks in s
- * those past it. Returns 0, 127 where there is no sim_c, or -1. */
-static int compare_all(sub *s, int n, int threshold, const char *work, pairs *p)
+/* Compares each submission that has text of its own (rare: of its rare
+ * copy) with all the others, one sim_c each under the limit, in the sandbox
+ * as its user; marks in s those past it. Returns 0, 127 where there is no
+ * sim_c, or -1. */
+static int compare_all(sub *s, int n, int threshold, const char *work, int rare, pairs *p)
 {
     char *sim = find_sim_c();
     if (!sim)
@@ -273,27 +332,36 @@ static int compare_all(sub *s, int n, int threshold, const char *work, pairs *p)
     char *in_dir = gr_asprintf("%s/in", work), *jail = gr_asprintf("%s/jail", work);
     char **old = calloc((size_t)(n > 0 ? n : 1), sizeof *old);
     lab_error err = {0};
-    int rc = old && mkdir(jail, 0700) == 0 && gr_sandbox_own(sb, jail, &err) == 0 ? 0 : -1;
+    int rc = old && (mkdir(jail, 0700) == 0 || errno == EEXIST) &&
+                     gr_sandbox_own(sb, jail, &err) == 0 ? 0 : -1;
     double limit = sim_limit();
     for (int k = 0; rc == 0 && k < n; k++) {
-        if (!s[k].has_text || s[k].skeleton)
+        if (!in_pass(&s[k], rare))
             continue;
         int nold = 0;
         for (int j = 0; j < n; j++)
-            if (j != k && s[j].has_text && !s[j].skeleton)
-                old[nold++] = s[j].path;
+            if (j != k && in_pass(&s[j], rare))
+                old[nold++] = (char *)pass_path(&s[j], rare);
         if (nold == 0)
             break;
-        char *log = gr_asprintf("%s/%d.out", work, k);
-        int r = run_sim(sim, s[k].path, old, nold, threshold, in_dir, jail, log, limit);
+        char *log = gr_asprintf("%s/%d%s.out", work, k, rare ? ".rare" : "");
+        int r = run_sim(sim, pass_path(&s[k], rare), old, nold, threshold, in_dir, jail, log,
+                        limit);
         if (r == 0)
-            read_pairs(log, s, n, p);
-        else
+            read_pairs(log, s, n, rare, p);
+        else if (s[k].slow == 0)
             s[k].slow = r > 0 ? 1 : -1;
         free(log);
     }
+    /* Each pair's share in tokens: how much of the one whose share is larger. */
+    for (int k = 0; k < p->count; k++) {
+        const pair *q = &p->v[k];
+        size_t ta = rare ? s[q->a].rare : s[q->a].tokens, tb = rare ? s[q->b].rare : s[q->b].tokens;
+        long la = (long)((size_t)q->ab * ta / 100), lb = (long)((size_t)q->ba * tb / 100);
+        p->v[k].shared = la > lb ? la : lb;
+    }
     if (p->count > 1)
-        qsort(p->v, (size_t)p->count, sizeof *p->v, by_share);
+        qsort(p->v, (size_t)p->count, sizeof *p->v, by_shared);
     free(old);
     free(in_dir);
     free(jail);
@@ -377,9 +445,83 @@ static void write_slow(const gr_sim_input *in, const sub *s, int n, FILE *f, FIL
     }
 }
 
+/* Reads back each submission's filtered copy, leaves out of it what more
+ * than common of them share (sim_common.h) and, where that is anything,
+ * writes what is left beside it: the rare copies. *ncommon: the passages
+ * left out. Returns 0, or -1 with err set. */
+static int make_rare(sub *s, int n, int common, const char *in_dir, size_t *ncommon,
+                     lab_error *err)
+{
+    char **texts = calloc((size_t)(n > 0 ? n : 1), sizeof *texts);
+    gr_sim_rare *rare = calloc((size_t)(n > 0 ? n : 1), sizeof *rare);
+    int rc = texts && rare ? 0 : lab_errorf(err, "similarity: out of memory");
+    for (int k = 0; rc == 0 && k < n; k++) {
+        size_t len;
+        if (in_pass(&s[k], 0) && !(texts[k] = gr_read_file(s[k].path, 64L << 20, &len)))
+            rc = lab_errorf(err, "%s: cannot read: %s", s[k].path, strerror(errno));
+    }
+    if (rc == 0 && gr_sim_common((const char *const *)texts, n, common, rare, ncommon) != 0)
+        rc = lab_errorf(err, "similarity: out of memory");
+    for (int k = 0; rc == 0 && k < n; k++) {
+        if (!texts[k])
+            continue;
+        s[k].tokens = rare[k].tokens;
+        s[k].rare = rare[k].rare;
+        if (*ncommon == 0)
+            continue;
+        s[k].rare_path = gr_asprintf("%s/%d.rare.c", in_dir, k);
+        s[k].has_rare = rare[k].rare > 0;
+        FILE *f = fopen(s[k].rare_path, "w");
+        int bad = !f || fputs(rare[k].text, f) < 0;
+        if (f && fclose(f) != 0)
+            bad = 1;
+        if (bad || chmod(s[k].rare_path, 0644) != 0)
+            rc = lab_errorf(err, "%s: cannot write: %s", s[k].rare_path, strerror(errno));
+    }
+    if (rare)
+        gr_sim_rare_free(rare, n);
+    for (int k = 0; texts && k < n; k++)
+        free(texts[k]);
+    free(texts);
+    free(rare);
+    return rc;
+}
+
+/* Whether p holds the pair q. */
+static int has_pair(const pairs *p, const pair *q)
+{
+    for (int k = 0; k < p->count; k++)
+        if (p->v[k].a == q->a && p->v[k].b == q->b)
+            return 1;
+    return 0;
+}
+
+/* Writes the pairs of p to f (all) and summary (the first SIM_SHOWN):
+ * both shares, and with tokens, about how many the larger one is. */
+static void write_pairs(const gr_sim_input *in, const pairs *p, int tokens, FILE *f,
+                        FILE *summary, const char *out_path)
+{
+    for (int k = 0; k < p->count; k++) {
+        const pair *q = &p->v[k];
+        char *a = gr_clean_line(in[q->a].id), *b = gr_clean_line(in[q->b].id);
+        char count[32] = "";
+        if (tokens)
+            snprintf(count, sizeof count, "  %6ld", q->shared);
+        fprintf(f, "  %3d %%  %4d %%%s  %s  %s\n", q->ab, q->ba, count, a ? a : "?",
+                b ? b : "?");
+        if (summary && k < SIM_SHOWN)
+            fprintf(summary, "    %3d %%  %4d %%%s  %s  %s\n", q->ab, q->ba, count, a ? a : "?",
+                    b ? b : "?");
+        free(a);
+        free(b);
+    }
+    if (summary && p->count > SIM_SHOWN)
+        fprintf(summary, "  ... and %d more pairs (%s)\n", p->count - SIM_SHOWN, out_path);
+}
+
 int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const char *skeleton,
-                  int threshold, const char *work, const char *out_path, FILE *summary,
-                  lab_error *err)
+                  int threshold, int common, const char *work, const char *out_path,
+                  FILE *summary, lab_error *err)
 {
     int nfiles = 0;
     while (files[nfiles])
@@ -409,17 +551,34 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
         skel_seen[f] = skel[f] ? gr_sim_text(skel[f], len, SIM_MAX_FILE, &cut) : NULL;
         free(path);
     }
+    char *readme = gr_asprintf("%s/README.md", skeleton), *handout = NULL;
+    size_t readme_len;
+    char *md = gr_read_file(readme, SIM_MAX_FILE, &readme_len);
+    if (md)
+        handout = handout_code(md);
+    free(md);
+    free(readme);
     int rc = 0;
     char skel_hex[65];
     skeleton_hash(files, skel, skel_hex);
-    int unchanged = 0;
+    int unchanged = 0, compared = 0;
+    long given = 0;
     for (int k = 0; rc == 0 && k < n; k++) {
         s[k].path = gr_asprintf("%s/%d.c", in_dir, k);
-        rc = prepare(&in[k], files, skel_seen, &s[k], err);
+        rc = prepare(&in[k], files, skel_seen, handout, &s[k], err);
         if (rc == 0 && chmod(s[k].path, 0644) != 0)
             rc = lab_errorf(err, "%s: cannot open it up: %s", s[k].path, strerror(errno));
         s[k].skeleton = rc == 0 && strcmp(s[k].hex, skel_hex) == 0;
         unchanged += s[k].skeleton;
+        compared += in_pass(&s[k], 0);
+        given += s[k].skeleton ? 0 : s[k].given;
+    }
+    size_t ncommon = 0, tokens = 0, rare_tokens = 0;
+    if (rc == 0)
+        rc = make_rare(s, n, common, in_dir, &ncommon, err);
+    for (int k = 0; k < n; k++) {
+        tokens += in_pass(&s[k], 0) ? s[k].tokens : 0;
+        rare_tokens += in_pass(&s[k], 0) ? s[k].rare : 0;
     }
 
     atomic_file af;
@@ -447,12 +606,38 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
                 fputc('\n', out);
             }
         }
-        pairs found = {0};
-        int sim = compare_all(s, n, threshold, work, &found), npairs = found.count;
-        pair *pairs = found.v;
+        /* What is left out, and why: given to everyone, or written by many. */
+        int pct = tokens > 0 ? (int)((tokens - rare_tokens) * 100 / tokens) : 0;
+        fprintf(af.f, "\nLeft out of the comparison:\n"
+                      "  given: %ld lines of the submissions are lines of the skeleton or of the "
+                      "handout's code\n", given);
+        if (ncommon > 0)
+            fprintf(af.f, "  common: %zu passages (%d tokens in a row, any name read as one) are "
+                          "in more than %d of the %d submissions compared, as MOSS's -m leaves "
+                          "out: %d %% of the tokens compared\n",
+                    ncommon, SIM_PASSAGE, common, compared, pct);
+        else
+            fprintf(af.f, "  common: nothing: no passage (%d tokens in a row, any name read as "
+                          "one) is in more than %d of the %d submissions compared\n",
+                    SIM_PASSAGE, common, compared);
+        fprintf(summary, "  left out: %ld lines the skeleton or the handout gives; ", given);
+        if (ncommon > 0)
+            fprintf(summary, "%zu passages in more than %d of the %d submissions, %d %% of the "
+                             "tokens compared (--similarity-common)\n",
+                    ncommon, common, compared, pct);
+        else
+            fprintf(summary, "no passage is in more than %d of the %d submissions\n", common,
+                    compared);
+
+        pairs whole = {0}, rare = {0};
+        int sim = compare_all(s, n, threshold, work, 0, &whole);
+        if (sim == 0 && ncommon > 0)
+            sim = compare_all(s, n, threshold, work, 1, &rare);
+        const pairs *listed = ncommon > 0 ? &rare : &whole;
         write_slow(in, s, n, af.f, summary);
         fprintf(af.f, "\nPairs of which either consists for at least %d %% of the other's "
-                      "material (sim_c, the skeleton's lines taken out):\n", threshold);
+                      "material (sim_c), in what is left once the above is out; those sharing "
+                      "the most tokens first:\n", threshold);
         if (sim == 127) {
             /* Debian 12 has the package, Debian 13 does not. */
             const char *why = "sim_c is not installed (apt-get install similarity-tester, where "
@@ -462,39 +647,63 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
         } else if (sim != 0) {
             fputs("  not compared: sim_c's sandbox could not be made\n", af.f);
             fputs("  pairs not compared: sim_c's sandbox could not be made\n", summary);
-        } else if (npairs == 0) {
+        } else if (listed->count == 0) {
             fputs("  none\n", af.f);
             fprintf(summary, "  pairs at or above %d %%: none\n", threshold);
         } else {
             fprintf(summary, "  pairs at or above %d %% (the share of the first's text found in "
-                             "the second's, and the other way):\n", threshold);
+                             "the second's, the other way, and about how many tokens the larger "
+                             "is; the most first):\n", threshold);
+            fprintf(af.f, "  first  second  tokens\n");
+            fprintf(summary, "    first  second  tokens\n");
         }
-        for (int k = 0; k < npairs; k++) {
-            char *a = gr_clean_line(in[pairs[k].a].id), *b = gr_clean_line(in[pairs[k].b].id);
-            fprintf(af.f, "  %3d %%  %3d %%  %s  %s\n", pairs[k].ab, pairs[k].ba, a ? a : "?",
-                    b ? b : "?");
-            if (k < SIM_SHOWN)
-                fprintf(summary, "    %3d %%  %3d %%  %s  %s\n", pairs[k].ab, pairs[k].ba,
-                        a ? a : "?", b ? b : "?");
-            free(a);
-            free(b);
+        if (sim == 0) {
+            write_pairs(in, listed, 1, af.f, summary, out_path);
+            if (listed->count > 0)
+                fputs("  (first: the share of the first student's text found in the second's; "
+                      "second: the other way; tokens: about how many tokens the larger share "
+                      "is)\n", af.f);
         }
-        if (npairs > SIM_SHOWN)
-            fprintf(summary, "  ... and %d more pairs (%s)\n", npairs - SIM_SHOWN, out_path);
-        if (npairs > 0)
-            fputs("  (the first share is how much of the first student's text is found in the "
-                  "second's; the second, the other way)\n", af.f);
-        free(pairs);
+        /* The pairs alike only in what many share: counted, and listed in the file. */
+        pairs gone = {0};
+        for (int k = 0; sim == 0 && ncommon > 0 && k < whole.count; k++) {
+            if (has_pair(&rare, &whole.v[k]))
+                continue;
+            if (gone.count == gone.cap) {
+                int cap = gone.cap ? 2 * gone.cap : 64;
+                pair *grown = realloc(gone.v, (size_t)cap * sizeof *grown);
+                if (!grown)
+                    break;
+                gone.v = grown;
+                gone.cap = cap;
+            }
+            gone.v[gone.count++] = whole.v[k];
+        }
+        if (gone.count > 0) {
+            fprintf(af.f, "\nLeft out as common: pairs at or above %d %% on all they wrote, and "
+                          "under it once what more than %d submissions share is out (the shares "
+                          "on all they wrote):\n", threshold, common);
+            write_pairs(in, &gone, 0, af.f, NULL, out_path);
+            fprintf(summary, "  left out as common: %d pairs alike at or above %d %% only in "
+                             "what more than %d submissions share (%s lists them)\n",
+                    gone.count, threshold, common, out_path);
+        }
+        free(gone.v);
+        free(whole.v);
+        free(rare.v);
         rc = atomic_file_commit(&af, err);
     }
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         free(s[k].path);
+        free(s[k].rare_path);
+    }
     for (int f = 0; f < nfiles; f++)
         free(skel[f]);
     for (int f = 0; f < nfiles; f++)
         free(skel_seen[f]);
     free(skel);
     free(skel_seen);
+    free(handout);
     free(s);
     free(in_dir);
     gr_remove_tree(work);
