@@ -331,7 +331,8 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
         book = -1;
         book_err = lms_err;
     }
-    print_summary(&b, book == 0 ? NULL : book_err.msg, lms > 0 ? lms_err.msg : NULL);
+    print_summary(&b, book == 0 ? NULL : book_err.msg, lms == 1 ? lms_err.msg : NULL,
+                  lms == 2 ? lms_err.msg : NULL);
     if (o->similarity > 0)
         report_similarity(&b);
     gr_remove_tree(b.work);

@@ -68,6 +68,10 @@ typedef struct gr_batch_options {
     const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
                               "canvas" or "moodle"; NULL: none */
     const char *lms_assignment; /* canvas: the grade column's header, "Title (id)" */
+    const char *lms_worksheet; /* moodle: the assignment's grading worksheet as
+                                  downloaded, filled in (batch_out.c); NULL: none */
+    const char *lms_worksheet_columns; /* its columns by number, "ID,GRADE,MODIFIED[,FEEDBACK]",
+                                          where its header is not English Moodle's */
     int similarity;        /* > 0: json_dir/similarity.log, pairs at or above this
                               percentage (similarity.h); 0: none */
     int similarity_common; /* what more than this many submissions share is left out

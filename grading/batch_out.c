@@ -189,6 +189,371 @@ static char *missing_shards(const batch *b)
     return out;
 }
 
+/* ---- Moodle's grading worksheet, as downloaded (--lms-worksheet) ---------------------- */
+
+/*
+ * Moodle's worksheet import (mod/assign/feedback/offline/importgradeslib.php,
+ * init and next) finds its columns by the site's own strings, in the site's
+ * language: the identifier by get_string('recordid', 'assign'), the grade
+ * by get_string('grade'), the time of grading by
+ * get_string('lastmodifiedgrade', 'assign'), each feedback field by its
+ * description; and reads a participant's number from the identifier less as
+ * many bytes as get_string('hiddenuser', 'assign') has ("Participant ").
+ * So the worksheet the assignment itself gave is filled in: its header and
+ * every row kept as downloaded, and for each student of the batch the
+ * grade, the time and the feedback. The columns are found by their English
+ * names, or given by number (--lms-worksheet-columns) where the site writes
+ * another language; then the grader says where Moodle's own worksheet
+ * (mod/assign/gradingtable.php, in a download: the identifier first, the
+ * grade and then its maximum, ..., the time of grading, then the feedback
+ * fields) puts them.
+ */
+enum { WS_ID, WS_GRADE, WS_MODIFIED, WS_FEEDBACK, WS_ROLES };
+static const char *const ws_english[WS_ROLES] = {"Identifier", "Grade", "Last modified (grade)",
+                                                 "Feedback comments"};
+
+typedef struct sheet {
+    char ***cell;      /* cell[r][c], row 0 the header */
+    int *n;            /* the cells of row r */
+    int rows, cap;
+} sheet;
+
+static void free_sheet(sheet *t)
+{
+    for (int r = 0; r < t->rows; r++) {
+        for (int c = 0; c < t->n[r]; c++)
+            free(t->cell[r][c]);
+        free(t->cell[r]);
+    }
+    free(t->cell);
+    free(t->n);
+}
+
+static const char *ws_cell(const sheet *t, int r, int c)
+{
+    return c >= 0 && c < t->n[r] ? t->cell[r][c] : "";
+}
+
+/* A number as Moodle writes one (format_float: "100.00", or "100,00" in a
+ * language whose decimal point is a comma), into *v. */
+static int ws_number(const char *s, double *v)
+{
+    char buf[64];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof buf || strspn(s, "0123456789.,") != n || !strchr("0123456789", *s))
+        return 0;
+    memcpy(buf, s, n + 1);
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+    char *end;
+    *v = strtod(buf, &end);
+    return *end == '\0';
+}
+
+static int read_sheet(const char *path, sheet *t, lab_error *err)
+{
+    char *text = read_csv_file("--lms-worksheet", path, err);
+    if (!text)
+        return -1;
+    int line = 1;
+    for (const char *p = text; *p;) {
+        int end = 0, n = 0, cap = 0;
+        char **row = NULL;
+        while (!end) {
+            row = grow(row, n, &cap, sizeof *row);
+            row[n++] = csv_cell(&p, &end, &line);
+        }
+        if (n == 1 && !*row[0]) { /* an empty line */
+            free(row[0]);
+            free(row);
+            continue;
+        }
+        int ncap = t->cap;
+        t->cell = grow(t->cell, t->rows, &t->cap, sizeof *t->cell);
+        t->n = grow(t->n, t->rows, &ncap, sizeof *t->n);
+        t->cell[t->rows] = row;
+        t->n[t->rows++] = n;
+    }
+    free(text);
+    if (t->rows == 0)
+        return lab_errorf(err, "--lms-worksheet %s: empty: not the worksheet Moodle's "
+                          "\"Download grading worksheet\" gives", path);
+    return 0;
+}
+
+/* Where Moodle's own worksheet puts the columns, in col (-1: not found):
+ * the identifier first; the grade, the one column g followed by its
+ * maximum (one number, the same on every row); the time of grading and
+ * the feedback comments last, where the feedback plugin is on and outcomes
+ * are off. */
+static void guess_columns(const sheet *t, int col[WS_ROLES])
+{
+    int cols = t->n[0];
+    col[WS_ID] = 0;
+    col[WS_GRADE] = -1;
+    for (int g = 1; g + 1 < cols && t->rows > 1; g++) {
+        int ok = 1;
+        double max = 0, v, x;
+        for (int r = 1; ok && r < t->rows; r++) {
+            const char *grade = ws_cell(t, r, g);
+            if (!ws_number(ws_cell(t, r, g + 1), &v) || v <= 0 || (r > 1 && v != max))
+                ok = 0;
+            else if (*grade && strcmp(grade, "-") != 0 && !ws_number(grade, &x))
+                ok = 0;
+            max = v;
+        }
+        if (ok)
+            col[WS_GRADE] = col[WS_GRADE] == -1 ? g : -2;
+    }
+    col[WS_MODIFIED] = col[WS_GRADE] >= 0 && cols - 2 > col[WS_GRADE] + 1 ? cols - 2 : -1;
+    col[WS_FEEDBACK] = col[WS_MODIFIED] >= 0 ? cols - 1 : -1;
+}
+
+/* The columns by number, "ID,GRADE,MODIFIED[,FEEDBACK]" from 1, into col;
+ * 0, or -1 with err set. */
+static int given_columns(const char *spec, int cols, int col[WS_ROLES], lab_error *err)
+{
+    int v[WS_ROLES] = {0, 0, 0, 0}, n = 0, used = 0;
+    n = sscanf(spec, "%d,%d,%d%n,%d%n", &v[0], &v[1], &v[2], &used, &v[3], &used);
+    if (n < 3 || spec[used] != '\0')
+        return lab_errorf(err, "--lms-worksheet-columns %s: ID,GRADE,MODIFIED or "
+                          "ID,GRADE,MODIFIED,FEEDBACK, the columns' numbers from 1", spec);
+    for (int i = 0; i < WS_ROLES; i++) {
+        col[i] = i < n ? v[i] - 1 : -1;
+        if (i < n && (v[i] < 1 || v[i] > cols))
+            return lab_errorf(err, "--lms-worksheet-columns %s: the worksheet has columns 1 "
+                              "to %d", spec, cols);
+        for (int j = 0; j < i; j++)
+            if (i < n && col[i] == col[j])
+                return lab_errorf(err, "--lms-worksheet-columns %s: column %d twice", spec,
+                                  v[i]);
+    }
+    return 0;
+}
+
+/* The feedback a worksheet cell gets: what a teacher wrote there (Moodle's
+ * HTML, as downloaded) kept, and the grader's own, from an earlier upload,
+ * replaced by ours (HTML already). The grader's begins with the lab's name
+ * and ": ", "not graded: " or "no submission", at the cell's start or after
+ * a "<br>" the grader put before it. */
+static char *merge_feedback(const char *lab, const char *old, const char *ours)
+{
+    char *mine = gr_asprintf("%s: ", lab);
+    const char *marks[] = {mine, "not graded: ", "no submission", NULL};
+    size_t keep = strlen(old);
+    for (int m = 0; marks[m]; m++) {
+        if (strncmp(old, marks[m], strlen(marks[m])) == 0)
+            keep = 0;
+        char *after_br = gr_asprintf("<br>%s", marks[m]);
+        const char *at = strstr(old, after_br);
+        if (at && (size_t)(at - old) < keep)
+            keep = (size_t)(at - old);
+        free(after_br);
+    }
+    free(mine);
+    while (keep > 0 && (old[keep - 1] == ' ' || old[keep - 1] == '\n' || old[keep - 1] == '\r'))
+        keep--;
+    return keep == 0 ? gr_asprintf("%s", ours)
+                     : gr_asprintf("%.*s<br>%s", (int)keep, old, ours);
+}
+
+/* The feedback of s, as every Moodle file gives it (plain text). */
+static char *moodle_feedback(const batch *b, const submission *s)
+{
+    return s->status == SUB_ERROR ? gr_asprintf("not graded: %s", s->error ? s->error : "an error")
+           : s->status == SUB_MISSING ? gr_asprintf("no submission")
+                                      : graded_feedback(b, s);
+}
+
+/* Fills in the worksheet at b->o->lms_worksheet into b->lms. Returns 0; 1
+ * with err saying why it was not written (the worksheet cannot be read,
+ * its columns are not found, a grade is above its maximum); 2 when written,
+ * with err naming the batch's students it has no row for; -1 with err set
+ * when b->lms cannot be written. */
+static int write_worksheet(const batch *b, lab_error *err)
+{
+    const char *path = b->o->lms_worksheet;
+    sheet t = {0};
+    int col[WS_ROLES], rc = 0;
+    if (read_sheet(path, &t, err) != 0) {
+        free_sheet(&t);
+        return 1;
+    }
+    int cols = t.n[0];
+    for (int i = 0; i < WS_ROLES; i++) {
+        col[i] = -1;
+        for (int c = 0; c < cols; c++)
+            if (strcmp(t.cell[0][c], ws_english[i]) == 0)
+                col[i] = c;
+    }
+    int english = col[WS_ID] >= 0 && col[WS_GRADE] >= 0 && col[WS_MODIFIED] >= 0;
+    if (!english && b->o->lms_worksheet_columns) {
+        if (given_columns(b->o->lms_worksheet_columns, cols, col, err) != 0)
+            rc = 1;
+    } else if (!english) {
+        int g[WS_ROLES];
+        guess_columns(&t, g);
+        char *say = gr_asprintf("--lms-worksheet %s: its header is not English Moodle's (no "
+                                "\"Identifier\", \"Grade\" and \"Last modified (grade)\"): the "
+                                "site writes another language, whose names the grader does not "
+                                "know", path);
+        if (g[WS_GRADE] >= 0 && g[WS_MODIFIED] >= 0) {
+            char *h[WS_ROLES];
+            for (int i = 0; i < WS_ROLES; i++)
+                h[i] = gr_clean_line(t.cell[0][g[i]]);
+            char *more = gr_asprintf("%s. Where Moodle's worksheet puts them (mod/assign/"
+                                     "gradingtable.php), the identifier is column %d (\"%s\"), "
+                                     "the grade %d (\"%s\"), last modified (grade) %d (\"%s\") "
+                                     "and feedback comments %d (\"%s\"): if so, run again with "
+                                     "--lms-worksheet-columns %d,%d,%d,%d; if not, give their "
+                                     "numbers so", say, g[0] + 1, h[0], g[1] + 1, h[1],
+                                     g[2] + 1, h[2], g[3] + 1, h[3], g[0] + 1, g[1] + 1,
+                                     g[2] + 1, g[3] + 1);
+            for (int i = 0; i < WS_ROLES; i++)
+                free(h[i]);
+            free(say);
+            say = more;
+        } else {
+            char *more = gr_asprintf("%s. Give its columns by number: --lms-worksheet-columns "
+                                     "ID,GRADE,MODIFIED,FEEDBACK (from 1)", say);
+            free(say);
+            say = more;
+        }
+        lab_errorf(err, "%s", say);
+        free(say);
+        rc = 1;
+    }
+    /* The identifier's prefix: the hidden user's string, then the number. */
+    char *prefix = NULL;
+    for (int r = 1; rc == 0 && r < t.rows; r++) {
+        const char *id = ws_cell(&t, r, col[WS_ID]);
+        size_t n = strlen(id), d = n;
+        while (d > 0 && id[d - 1] >= '0' && id[d - 1] <= '9')
+            d--;
+        if (d == n || (prefix && (strlen(prefix) != d || strncmp(prefix, id, d) != 0))) {
+            char *shown = gr_clean_line(id);
+            rc = 1;
+            lab_errorf(err, "--lms-worksheet %s: row %d: the identifier \"%s\" is not as the "
+                       "others (a word and the participant's number, \"Participant 123456\" "
+                       "in English)%s", path, r + 1, shown,
+                       english ? "" : ": is --lms-worksheet-columns's first number the identifier?");
+            free(shown);
+        } else if (!prefix) {
+            prefix = gr_asprintf("%.*s", (int)d, id);
+        }
+    }
+    if (rc == 0 && t.rows < 2) {
+        rc = 1;
+        lab_errorf(err, "--lms-worksheet %s: no student's row", path);
+    }
+    /* The maximum grade: the column after the grade, in every download. */
+    double max = 0;
+    for (int r = 1; rc == 0 && r < t.rows; r++) {
+        double v;
+        if (!ws_number(ws_cell(&t, r, col[WS_GRADE] + 1), &v) || v <= 0) {
+            char *h = gr_clean_line(col[WS_GRADE] + 1 < cols ? t.cell[0][col[WS_GRADE] + 1] : "");
+            rc = 1;
+            lab_errorf(err, "--lms-worksheet %s: row %d: no maximum grade after the grade (column "
+                       "%d, \"%s\"): an assignment graded by points has one; one graded on a "
+                       "scale cannot take the lab's points", path, r + 1, col[WS_GRADE] + 2, h);
+            free(h);
+        }
+        max = v > max ? v : max;
+    }
+    /* Each row's student in the batch, and the grades over the maximum. */
+    int *sub_of = xcalloc((size_t)t.rows, sizeof *sub_of);
+    char *over = NULL;
+    int nover = 0;
+    char *used = xcalloc((size_t)(b->nsubs > 0 ? b->nsubs : 1), 1);
+    for (int r = 1; rc == 0 && r < t.rows; r++) {
+        const char *num = ws_cell(&t, r, col[WS_ID]) + strlen(prefix);
+        sub_of[r] = -1;
+        for (int k = 0; k < b->nsubs && sub_of[r] < 0; k++)
+            if (strcmp(b->subs[k].id, num) == 0)
+                sub_of[r] = k;
+        if (sub_of[r] < 0)
+            continue;
+        const submission *s = &b->subs[sub_of[r]];
+        used[sub_of[r]] = 1;
+        int score = s->status == SUB_ERROR ? 0 : s->score;
+        if (score > max && nover++ < 5) {
+            char *o = gr_asprintf("%s%s%s %d", over ? over : "", over ? ", " : "", s->id, score);
+            free(over);
+            over = o;
+        }
+    }
+    if (rc == 0 && nover > 0) {
+        rc = 1;
+        lab_errorf(err, "--lms-worksheet %s: %d student%s scored above the assignment's maximum "
+                   "grade, %g (%s%s), which Moodle's import skips without a word (locallib.php, "
+                   "process_import_grades: \"Out of range\"): set the maximum to the lab's %d "
+                   "points, download the worksheet again and merge again (--merge)",
+                   path, nover, nover > 1 ? "s" : "", max, over, nover > 5 ? ", ..." : "",
+                   grader_lab_points(b->lab));
+    }
+    free(over);
+    char modified[40] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(modified, sizeof modified, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+    atomic_file af;
+    if (rc == 0 && atomic_file_open(&af, b->lms, err) != 0)
+        rc = -1;
+    for (int r = 0; rc == 0 && r < t.rows; r++) {
+        const submission *s = r > 0 && sub_of[r] >= 0 ? &b->subs[sub_of[r]] : NULL;
+        int n = t.n[r] > cols ? t.n[r] : cols;
+        for (int c = 0; c < n; c++) {
+            if (c > 0)
+                fputc(',', af.f);
+            if (s && c == col[WS_GRADE]) {
+                fprintf(af.f, "%d", s->status == SUB_ERROR ? 0 : s->score);
+            } else if (s && c == col[WS_MODIFIED]) {
+                fputs(modified, af.f);
+            } else if (s && c == col[WS_FEEDBACK]) {
+                char *text = moodle_feedback(b, s), *html = gr_html_text(text);
+                char *cell = merge_feedback(b->lab->name, ws_cell(&t, r, c), html);
+                gr_write_csv_cell(af.f, cell);
+                free(cell);
+                free(html);
+                free(text);
+            } else if (strcmp(ws_cell(&t, r, c), "-") == 0) {
+                fputc('-', af.f); /* Moodle's "none", not a formula */
+            } else {
+                gr_write_csv_cell(af.f, ws_cell(&t, r, c));
+            }
+        }
+        fputs("\r\n", af.f);
+    }
+    if (rc == 0)
+        rc = atomic_file_commit(&af, err);
+    /* The batch's students it has no row for: not imported. */
+    int missing = 0;
+    char *who = NULL;
+    for (int k = 0; rc == 0 && k < b->nsubs; k++)
+        if (!used[k] && b->subs[k].status != SUB_MISSING && missing++ < 5) {
+            char *w = gr_asprintf("%s%s%s", who ? who : "", who ? ", " : "", b->subs[k].id);
+            free(who);
+            who = w;
+        }
+    if (rc == 0 && missing > 0) {
+        rc = 2;
+        lab_errorf(err, "%d graded student%s %s no row in the worksheet %s (%s%s), so no grade "
+                   "there: not among the assignment's participants?", missing,
+                   missing > 1 ? "s" : "", missing > 1 ? "have" : "has", path, who,
+                   missing > 5 ? ", ..." : "");
+    }
+    if (rc == 1)
+        unlink(b->lms); /* an earlier run's, which would look current */
+    free(who);
+    free(used);
+    free(sub_of);
+    free(prefix);
+    free_sheet(&t);
+    return rc;
+}
+
 int write_lms(const batch *b, lab_error *err)
 {
     int canvas = strcmp(b->o->lms, "canvas") == 0;
@@ -229,6 +594,8 @@ int write_lms(const batch *b, lab_error *err)
             unlink(b->lms); /* an earlier run's, which would look current */
             return 1;
         }
+    if (!canvas && b->o->lms_worksheet)
+        return write_worksheet(b, err);
     int canvas_ids = canvas && b->from == GR_FROM_CANVAS;
     int worksheet = !canvas && b->from == GR_FROM_MOODLE;
     atomic_file af;
@@ -607,7 +974,8 @@ static void print_list(const batch *b, const char *title, list_detail detail, in
     }
 }
 
-void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused)
+void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused,
+                   const char *lms_note)
 {
     int resumed = 0, errors = 0, resumed_errors = 0, build_failed = 0, n = 0, with_skips = 0;
     int reweighted = 0, late = 0, late_points = 0;
@@ -731,9 +1099,17 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         char *why = gr_clean_line(lms_refused);
         printf("For LMS:   not written: %s\n", why);
         free(why);
+    } else if (b->lms && !gradebook_error) {
+        printf("For LMS:   %s (%s's %s)\n", b->lms, b->o->lms,
+               b->o->lms_worksheet ? "\"Upload grading worksheet\", filled in from the one "
+                                     "downloaded"
+                                   : "grade import");
+        if (lms_note) {
+            char *why = gr_clean_line(lms_note);
+            printf("           but: %s\n", why);
+            free(why);
+        }
     }
-    else if (b->lms && !gradebook_error)
-        printf("For LMS:   %s (%s's grade import)\n", b->lms, b->o->lms);
     printf("Reports:   %s/<id>.json\n", b->json_dir);
     printf("For each student: %s/<id>.txt, the scorecard to return\n", b->json_dir);
     if (b->from == GR_FROM_MOODLE && !gradebook_error) {

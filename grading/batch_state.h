@@ -265,10 +265,14 @@ int count_refused(const batch *b);
 int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors);
 int write_gradebook(const batch *b, lab_error *err);
 /* The LMS's file (o->lms). Returns 0; 1, nothing written and why in err,
- * where the platform could not import it (Canvas's anonymous ids); -1 on
- * an error. */
+ * where the platform could not import it (Canvas's anonymous ids, a
+ * Moodle worksheet whose columns are not found or whose maximum is below
+ * a grade); 2, written, and what it lacks in err (students the worksheet
+ * has no row for); -1 on an error. */
 int write_lms(const batch *b, lab_error *err);
-/* lms_refused: why the LMS's file was not written (write_lms returned 1), or NULL. */
-void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused);
+/* lms_refused: why the LMS's file was not written (write_lms returned 1),
+ * or NULL; lms_note: what the file written lacks (2), or NULL. */
+void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused,
+                   const char *lms_note);
 
 #endif

@@ -119,6 +119,13 @@ static void usage(FILE *f)
           "  --lms-assignment 'TITLE (ID)'\n"
           "                     with --lms canvas (needed): the assignment's column as\n"
           "                     Canvas's gradebook export heads it, its id in parentheses\n"
+          "  --lms-worksheet FILE\n"
+          "                     with --lms moodle: the assignment's grading worksheet as\n"
+          "                     downloaded, filled in (every row and column kept; a\n"
+          "                     teacher's feedback kept before the grader's)\n"
+          "  --lms-worksheet-columns ID,GRADE,MODIFIED[,FEEDBACK]\n"
+          "                     its columns by number, where the site's language is not\n"
+          "                     English (the grader proposes them)\n"
           "\n"
           "Exit status: 0 full marks, 1 less, 2 a usage or setup error, 3 nothing failed but\n"
           "some tests were SKIPPED (GPU tests without a GPU). With --batch:\n"
@@ -204,7 +211,7 @@ static int read_seed_file(const char *path, char *seed, size_t size)
 /* The options of --batch, as given. */
 typedef struct batch_args {
     const char *dir, *jobs, *csv, *json_dir, *timeout, *shard, *lms, *roster, *from;
-    const char *lms_assignment;
+    const char *lms_assignment, *lms_worksheet, *lms_worksheet_columns;
     const char *similarity; /* "" for --similarity alone */
     const char *similarity_common;
     const char *late_penalty;
@@ -283,6 +290,17 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
             }
         b.lms_assignment = a->lms_assignment;
     }
+    if (a->lms_worksheet && (!a->lms || strcmp(a->lms, "moodle") != 0)) {
+        fprintf(stderr, "grader: --lms-worksheet goes with --lms moodle: the assignment's "
+                        "grading worksheet, as Moodle's \"Download grading worksheet\" gives it\n");
+        return 2;
+    }
+    if (a->lms_worksheet_columns && !a->lms_worksheet) {
+        fprintf(stderr, "grader: --lms-worksheet-columns goes with --lms-worksheet\n");
+        return 2;
+    }
+    b.lms_worksheet = a->lms_worksheet;
+    b.lms_worksheet_columns = a->lms_worksheet_columns;
     if (a->from) {
         int from = gr_from_parse(a->from);
         if (from < 0) {
@@ -384,7 +402,8 @@ int main(int argc, char **argv)
         OPT_SOLUTION = 256, OPT_DIR, OPT_TEST, OPT_LIST, OPT_FORMAT, OPT_KEEP,
         OPT_BATCH, OPT_CSV, OPT_JSON_DIR, OPT_FORCE, OPT_TIMEOUT, OPT_SHARD, OPT_MERGE,
         OPT_SEED, OPT_LMS, OPT_SEED_FILE, OPT_REWEIGHT, OPT_LATE_PENALTY, OPT_GROUPS, OPT_ONLY, OPT_ROSTER, OPT_FROM,
-        OPT_SIMILARITY, OPT_SIMILARITY_COMMON, OPT_LMS_ASSIGNMENT
+        OPT_SIMILARITY, OPT_SIMILARITY_COMMON, OPT_LMS_ASSIGNMENT, OPT_LMS_WORKSHEET,
+        OPT_LMS_WORKSHEET_COLUMNS
     };
     static const struct option longopts[] = {
         {"solution", no_argument, 0, OPT_SOLUTION}, {"dir", required_argument, 0, OPT_DIR},
@@ -397,6 +416,8 @@ int main(int argc, char **argv)
         {"shard", required_argument, 0, OPT_SHARD}, {"merge", no_argument, 0, OPT_MERGE},
         {"seed", required_argument, 0, OPT_SEED},   {"lms", required_argument, 0, OPT_LMS},
         {"lms-assignment", required_argument, 0, OPT_LMS_ASSIGNMENT},
+        {"lms-worksheet", required_argument, 0, OPT_LMS_WORKSHEET},
+        {"lms-worksheet-columns", required_argument, 0, OPT_LMS_WORKSHEET_COLUMNS},
         {"seed-file", required_argument, 0, OPT_SEED_FILE},
         {"reweight-skipped", no_argument, 0, OPT_REWEIGHT},
         {"late-penalty", required_argument, 0, OPT_LATE_PENALTY},
@@ -457,6 +478,8 @@ int main(int argc, char **argv)
         case OPT_ONLY: only_ids[batch.nonly++] = optarg; break;
         case OPT_LMS: batch.lms = optarg; break;
         case OPT_LMS_ASSIGNMENT: batch.lms_assignment = optarg; break;
+        case OPT_LMS_WORKSHEET: batch.lms_worksheet = optarg; break;
+        case OPT_LMS_WORKSHEET_COLUMNS: batch.lms_worksheet_columns = optarg; break;
         case OPT_FORMAT: {
             format_given = 1;
             int f = gr_format_from_name(optarg);
@@ -485,11 +508,12 @@ int main(int argc, char **argv)
     int batch_only = batch.jobs || batch.csv || batch.json_dir || batch.force ||
                      batch.timeout || batch.shard || batch.merge || batch.lms ||
                      batch.lms_assignment || batch.nonly || batch.late_penalty || batch.groups ||
-                     batch.roster || batch.from || batch.similarity;
+                     batch.roster || batch.from || batch.similarity || batch.lms_worksheet ||
+                     batch.lms_worksheet_columns || batch.similarity_common;
     if (!batch.dir && batch_only) {
         fprintf(stderr, "grader: -j, --csv, --json-dir, --force, --timeout, --shard, "
-                        "--merge, --lms, --lms-assignment, --only, --roster, --groups, --from, "
-                        "--late-penalty "
+                        "--merge, --lms, --lms-assignment, --lms-worksheet, --only, --roster, "
+                        "--groups, --from, --late-penalty "
                         "and --similarity "
                         "go with "
                         "--batch DIR\n");

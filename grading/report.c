@@ -258,7 +258,7 @@ void gr_write_csv_cell(FILE *out, const char *s)
     free(c);
 }
 
-void gr_write_csv_html_cell(FILE *out, const char *s)
+char *gr_html_text(const char *s)
 {
     char *c = clean_or_exit(s, CLEAN_CONTROLS);
     char *h = malloc(6 * strlen(c) + 1), *o = h;
@@ -277,9 +277,15 @@ void gr_write_csv_html_cell(FILE *out, const char *s)
         }
     }
     *o = '\0';
+    free(c);
+    return h;
+}
+
+void gr_write_csv_html_cell(FILE *out, const char *s)
+{
+    char *h = gr_html_text(s);
     csv_cell(out, h);
     free(h);
-    free(c);
 }
 
 /* ---- a growing string -------------------------------------------------------------- */

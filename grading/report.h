@@ -139,6 +139,10 @@ void gr_write_csv_cell(FILE *out, const char *s);
  * entities too, so a name like "<a href=...>" shows as the text it is. */
 void gr_write_csv_html_cell(FILE *out, const char *s);
 
+/* s as that cell holds it, before quoting: controls cleaned, & < > " '
+ * written as entities (malloc'd). */
+char *gr_html_text(const char *s);
+
 const char *gr_status_name(gr_status s); /* "PASS", "FAIL", "ERROR", "NOT RUN", "SKIP" */
 
 /* How many of r's results have status s. */

@@ -20,6 +20,25 @@ columns() {
     csv "$f" | awk -F, -v want="$*" 'NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
         { line = $1; n = split(want, w, " "); for (k = 1; k <= n; k++) line = line ":" $(at[w[k]]); print line }'
 }
+# csv_cell FILE KEY N: the N-th cell of the row of FILE whose first cell
+# ends in KEY, unquoted (RFC 4180: quoted cells, doubled quotes; none holds
+# a line break).
+csv_cell() {
+    tr -d '\r' <"$1" | awk -v key="$2" -v want="$3" '{
+        n = 0; cell = ""; q = 0
+        for (i = 1; i <= length($0); i++) {
+            c = substr($0, i, 1)
+            if (q && c == "\"" && substr($0, i + 1, 1) == "\"") { cell = cell c; i++ }
+            else if (c == "\"") q = !q
+            else if (!q && c == ",") { v[++n] = cell; cell = "" }
+            else cell = cell c
+        }
+        v[++n] = cell
+        k = length(key)
+        if (length(v[1]) >= k && substr(v[1], length(v[1]) - k + 1) == key) print v[want]
+        delete v
+    }'
+}
 expect_match() { # what text extended-regex
     if printf '%s' "$2" | grep -Eq -- "$3"; then ok; else
         bad "$1: no match for /$3/ in:"

@@ -224,6 +224,85 @@ done
 expect_eq "moodle: a feedback file for every student graded" "$(printf '%s' "$zipped" | tr ' ' '\n' | sort | tr '\n' ' ')" \
     "$(csv "$BOOK" | sed 1d | cut -d, -f1 | sort | tr '\n' ' ')"
 
+# The worksheet as Moodle's "Download grading worksheet" gives it
+# (mod/assign/gradingtable.php, downloading: the identifier, full name, an
+# extra user field, status, grade, its maximum, grade can be changed, last
+# modified (submission), last modified (grade), then the feedback fields),
+# filled in by --lms-worksheet, read back as the import reads it
+# (importgradeslib.php: the columns by the site's strings, the participant
+# number after the identifier's prefix): every row and column kept, a row
+# not of the batch byte for byte; John's teacher's comment kept before the
+# grader's, Ann's earlier grader's text replaced and her teacher's kept;
+# Eve, graded but without a row, named; one merge, nothing graded again.
+WS=$TMP/worksheet.csv
+printf '%s\r\n' \
+    'Identifier,"Full name","Email address",Status,Grade,"Maximum Grade","Grade can be changed","Last modified (submission)","Last modified (grade)","Feedback comments"' \
+    '"Participant 123456","John Doe",jd@example.edu,"Submitted for grading",,100.00,Yes,"Friday, 27 November 2026, 10:00 AM",-,"<p>Nice layout</p>"' \
+    '"Participant 123457","Ann Roe",ar@example.edu,"Submitted for grading",50.00,100.00,Yes,"Friday, 27 November 2026, 10:01 AM","Friday, 27 November 2026, 11:00 AM","<p>see me</p><br>lab0: 50 of 100 points; not passed: encode_rne"' \
+    '"Participant 123458","Bob Smith",bs@example.edu,"Submitted for grading",,100.00,Yes,-,-,' \
+    '"Participant 123459","José Núñez",jn@example.edu,"Submitted for grading",,100.00,Yes,-,-,' \
+    '"Participant 123462",Participant,p@example.edu,"Submitted for grading",,100.00,Yes,-,-,' \
+    '"Participant 123499","Nora Nobody",nn@example.edu,"No submission",,100.00,Yes,-,-,"<p>ask me, please</p>"' \
+    >"$WS"
+"$GRADER" --batch "$M" lab0 --merge --lms moodle --lms-worksheet "$WS" >"$TMP/ws.out" 2>&1
+expect_eq "worksheet: exit status (Eve has no row: a look)" "$?" 1
+expect_match "worksheet: Eve named" "$(cat "$TMP/ws.out")" \
+    "^ +but: 1 graded student has no row in the worksheet .*\\(123460\\)"
+W=$M.grades/lms-moodle.csv
+# cells FILE KEY: the cells of KEY's row, joined by '|'.
+cells() { for n in 1 2 3 4 5 6 7 8 9 10 11; do csv_cell "$1" "$2" $n; done | tr '\n' '|'; }
+expect_eq "worksheet: its header kept" "$(cells "$W" Identifier)" "$(cells "$WS" Identifier)"
+expect_eq "worksheet: a row for each of its rows" "$(csv "$W" | wc -l | tr -d ' ')" 7
+expect_eq "worksheet: Nora, not of the batch, as downloaded" "$(cells "$W" 123499)" \
+    "$(cells "$WS" 123499)"
+# wsrow ID N: the N-th cell of the row whose identifier ends in ID.
+wsrow() { csv_cell "$W" " $1" "$2"; }
+expect_eq "worksheet: John's grade, as in the gradebook" "$(wsrow 123456 5)" "$(field "$BOOK" 123456 2)"
+expect_eq "worksheet: John's comment kept, the grader's after it" "$(wsrow 123456 10)" \
+    "<p>Nice layout</p><br>lab0: 100 of 100 points; every test passed"
+expect_eq "worksheet: Ann's earlier grader's text replaced, her teacher's kept" "$(wsrow 123457 10)" \
+    "<p>see me</p><br>lab0: 100 of 100 points; every test passed"
+expect_eq "worksheet: Ann's grade" "$(wsrow 123457 5)" 100
+modified=$(wsrow 123457 9)
+when=$(date -d "$modified" +%s 2>/dev/null || echo 0)
+[ $(( $(date +%s) - when )) -lt 3600 ] && ok || bad "worksheet: Last modified (grade) '$modified' is not a time of this run"
+expect_eq "worksheet: the maximum as downloaded" "$(wsrow 123456 6)" "100.00"
+expect_eq "worksheet: nothing graded again" "$(grep '^\[' "$TMP/ws.out" | grep -vc '(resumed)$')" 0
+
+# A site in another language: the same worksheet, its headers and the
+# identifier's prefix in German-like words (the grader knows no language
+# but English). Refused, the columns proposed where Moodle puts them; with
+# them, filled in, the header and prefix kept.
+WD=$TMP/worksheet-de.csv
+{ printf '%s\r\n' 'ID,"Vollständiger Name",E-Mail,Status,Bewertung,Bestwertung,"Bewertung änderbar","Zuletzt geändert (Abgabe)","Zuletzt geändert (Bewertung)","Feedback als Kommentar"'
+  csv "$WS" | sed 1d | sed 's/"Participant \([0-9]*\)"/"Teilnehmer\/in \1"/; s/$/\r/'; } >"$WD"
+"$GRADER" --batch "$M" lab0 --merge --lms moodle --lms-worksheet "$WD" >"$TMP/wd.out" 2>&1
+expect_eq "worksheet, another language: exit status" "$?" 1
+expect_match "worksheet, another language: refused, the columns proposed" "$(cat "$TMP/wd.out")" \
+    "For LMS: +not written: --lms-worksheet .*: its header is not English Moodle's.*run again with --lms-worksheet-columns 1,5,9,10"
+[ -e "$W" ] && bad "worksheet, another language: the earlier file left, looking current" || ok
+"$GRADER" --batch "$M" lab0 --merge --lms moodle --lms-worksheet "$WD" \
+    --lms-worksheet-columns 1,5,9,10 >"$TMP/wd2.out" 2>&1
+expect_eq "worksheet, another language, its columns: its header kept" "$(cells "$W" ID)" \
+    "$(cells "$WD" ID)"
+expect_eq "worksheet, another language: John's row" "$(wsrow 123456 1),$(wsrow 123456 5),$(wsrow 123456 10)" \
+    "Teilnehmer/in 123456,100,<p>Nice layout</p><br>lab0: 100 of 100 points; every test passed"
+"$GRADER" --batch "$M" lab0 --merge --lms moodle --lms-worksheet "$WD" \
+    --lms-worksheet-columns 1,5,5 >"$TMP/wd3.out" 2>&1
+expect_match "--lms-worksheet-columns with a column twice: says so" "$(cat "$TMP/wd3.out")" \
+    "--lms-worksheet-columns 1,5,5: column 5 twice"
+
+# A maximum below the lab's points: Moodle's import would skip the grades
+# above it without a word (locallib.php, process_import_grades).
+sed 's/,100\.00,/,80.00,/' "$WS" >"$TMP/ws80.csv"
+"$GRADER" --batch "$M" lab0 --merge --lms moodle --lms-worksheet "$TMP/ws80.csv" >"$TMP/w80.out" 2>&1
+expect_match "worksheet, maximum 80: refused, the students over it named" "$(cat "$TMP/w80.out")" \
+    "not written: .*: 4 students scored above the assignment's maximum grade, 80 \\(123456 100, 123457 100, 123459 100, 123462 100\\).*set the maximum to the lab's 100 points"
+"$GRADER" --batch "$M" lab0 --merge --lms canvas --lms-assignment "Lab 0 (7)" --lms-worksheet "$WS" >"$TMP/wc.out" 2>&1
+expect_eq "--lms-worksheet with canvas: a usage error" "$?" 2
+expect_match "--lms-worksheet with canvas: says what it goes with" "$(cat "$TMP/wc.out")" \
+    "--lms-worksheet goes with --lms moodle"
+
 # ---- Gradescope ----
 G=$TMP/gradescope
 E=$G/assignment_77_export
