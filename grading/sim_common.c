@@ -120,8 +120,15 @@ static int split(const char *text, doc *d)
             d->t = grown;
             cap *= 2;
         }
-        uint64_t h = is_name_start(*p) && !is_keyword(p, n) ? fnv("\1", 1, FNV_START)
-                                                            : fnv(p, n, FNV_START);
+        /* sim_c reads any name as any other, and any number, string or
+         * character as any other of its kind: so do the passages. */
+        const char *kind = is_name_start(*p) ? (is_keyword(p, n) ? NULL : "\1")
+                         : (*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9')
+                             ? "\2"
+                         : *p == '"'  ? "\3"
+                         : *p == '\'' ? "\4"
+                                      : NULL;
+        uint64_t h = kind ? fnv(kind, 1, FNV_START) : fnv(p, n, FNV_START);
         d->t[d->nt++] = (token){p, n, line, h};
         p += n;
     }

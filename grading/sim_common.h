@@ -6,8 +6,12 @@
  *
  * A passage here is SIM_PASSAGE tokens in a row, C's tokens as the
  * compiler splits them, with every name that is not a keyword of C read as
- * one and the same name: code written to the same plan is the same passage
- * whatever its variables are called. Each submission's text (sim_text.h,
+ * one and the same name, and every number, string and character constant
+ * as one of its kind, as sim_c reads them (sim(1): two segments "are
+ * similar if they only differ in layout, comment, identifiers, and the
+ * contents of numbers, strings and characters"): code written to
+ * the same plan is the same passage whatever its names and constants, and
+ * a passage sim_c cannot tell from a common one is common too. Each submission's text (sim_text.h,
  * the skeleton's and the handout's lines already out) is split so; a
  * passage found in more than max_share submissions is common, and every
  * token of it is left out of that submission's compared text. What is left,
@@ -15,8 +19,9 @@
  * what the submission has that few others have: two submissions alike in
  * it are alike in what is rare.
  *
- * Submissions with the same text count once, so that a copy handed in by
- * many does not make itself common.
+ * Submissions whose texts are the same, as compared (byte for byte after
+ * sim_text.h), count once, so that one file handed in by many does not make
+ * itself common; copies with their names changed each count.
  *
  * Not for: comparing two texts (sim_c does, similarity.c), or reading a
  * file (the texts are given).

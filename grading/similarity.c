@@ -102,7 +102,8 @@ typedef struct sub {
     int has_rare;
     int skeleton;      /* the skeleton, unchanged: left out of the comparison */
     int cut;           /* a file of it was cut at the cap */
-    int slow;          /* its comparison ran past the limit (or sim_c failed on it: -1) */
+    int slow[2];       /* its comparison in each pass (all it wrote, what is rare) ran
+                          past the limit: 1, or sim_c failed on it: -1 */
 } sub;
 
 /* The sha256 prepare gives a submission whose files are the skeleton's
@@ -338,6 +339,10 @@ static int compare_all(sub *s, int n, int threshold, const char *work, int rare,
     for (int k = 0; rc == 0 && k < n; k++) {
         if (!in_pass(&s[k], rare))
             continue;
+        if (rare && s[k].slow[0]) { /* slow on all it wrote: not run again */
+            s[k].slow[1] = s[k].slow[0];
+            continue;
+        }
         int nold = 0;
         for (int j = 0; j < n; j++)
             if (j != k && in_pass(&s[j], rare))
@@ -349,8 +354,8 @@ static int compare_all(sub *s, int n, int threshold, const char *work, int rare,
                         limit);
         if (r == 0)
             read_pairs(log, s, n, rare, p);
-        else if (s[k].slow == 0)
-            s[k].slow = r > 0 ? 1 : -1;
+        else
+            s[k].slow[rare] = r > 0 ? 1 : -1;
         free(log);
     }
     /* Each pair's share in tokens: how much of the one whose share is larger. */
@@ -416,24 +421,30 @@ static int write_identical(const gr_sim_input *in, const sub *s, int n, FILE *f,
 }
 
 /* Names the submissions whose comparison ran past the limit, or on which
- * sim_c failed, and those cut at the cap, in f and summary. */
+ * sim_c failed, in either pass (all they wrote; what is rare, when it ran
+ * only there), and those cut at the cap, in f and summary. */
 static void write_slow(const gr_sim_input *in, const sub *s, int n, FILE *f, FILE *summary)
 {
-    char why[3][96];
+    char why[5][96];
     snprintf(why[0], sizeof why[0], "its comparison ran past %g s", sim_limit());
     snprintf(why[1], sizeof why[1], "sim_c failed on it");
-    snprintf(why[2], sizeof why[2], "a file of it was cut at %ld KiB", SIM_TEXT_CAP >> 10);
-    for (int w = 0; w < 3; w++) {
+    snprintf(why[2], sizeof why[2], "its comparison of what is rare ran past %g s", sim_limit());
+    snprintf(why[3], sizeof why[3], "sim_c failed on what is rare in it");
+    snprintf(why[4], sizeof why[4], "a file of it was cut at %ld KiB", SIM_TEXT_CAP >> 10);
+    for (int w = 0; w < 5; w++) {
         int m = 0;
         for (int k = 0; k < n; k++) {
-            int hit = w == 0 ? s[k].slow > 0 : w == 1 ? s[k].slow < 0 : s[k].cut;
+            int hit = w == 0 ? s[k].slow[0] > 0 : w == 1 ? s[k].slow[0] < 0
+                    : w == 2 ? !s[k].slow[0] && s[k].slow[1] > 0
+                    : w == 3 ? !s[k].slow[0] && s[k].slow[1] < 0 : s[k].cut;
             if (!hit)
                 continue;
             char *id = gr_clean_line(in[k].id);
             if (m++ == 0) {
-                fprintf(f, "\n%s (%s%s):\n", w < 2 ? "Not compared in full" : "Compared in part",
-                        why[w], w < 2 ? "; its pairs found from the others' side are listed" : "");
-                fprintf(summary, "  %s (%s): ", w < 2 ? "not compared in full" : "compared in part",
+                fprintf(f, "\n%s (%s%s):\n", w < 4 ? "Not compared in full" : "Compared in part",
+                        why[w], w < 4 ? "; the others' comparisons with it are listed, each "
+                                        "with the share of the other's text found in it" : "");
+                fprintf(summary, "  %s (%s): ", w < 4 ? "not compared in full" : "compared in part",
                         why[w]);
             }
             fprintf(f, "  %s\n", id ? id : "?");
@@ -487,13 +498,17 @@ static int make_rare(sub *s, int n, int common, const char *in_dir, size_t *ncom
     return rc;
 }
 
-/* Whether p holds the pair q. */
-static int has_pair(const pairs *p, const pair *q)
+static void add_pair(pairs *p, const pair *q)
 {
-    for (int k = 0; k < p->count; k++)
-        if (p->v[k].a == q->a && p->v[k].b == q->b)
-            return 1;
-    return 0;
+    if (p->count == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 64;
+        pair *grown = realloc(p->v, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return;
+        p->v = grown;
+        p->cap = cap;
+    }
+    p->v[p->count++] = *q;
 }
 
 /* Writes the pairs of p to f (all) and summary (the first SIM_SHOWN):
@@ -570,7 +585,11 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
             rc = lab_errorf(err, "%s: cannot open it up: %s", s[k].path, strerror(errno));
         s[k].skeleton = rc == 0 && strcmp(s[k].hex, skel_hex) == 0;
         unchanged += s[k].skeleton;
-        compared += in_pass(&s[k], 0);
+        /* Those the same, byte for byte, count once, as in sim_common.h. */
+        int same = 0;
+        for (int j = 0; rc == 0 && j < k && !same; j++)
+            same = in_pass(&s[j], 0) && strcmp(s[j].hex, s[k].hex) == 0;
+        compared += rc == 0 && in_pass(&s[k], 0) && !same;
         given += s[k].skeleton ? 0 : s[k].given;
     }
     size_t ncommon = 0, tokens = 0, rare_tokens = 0;
@@ -612,13 +631,15 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
                       "  given: %ld lines of the submissions are lines of the skeleton or of the "
                       "handout's code\n", given);
         if (ncommon > 0)
-            fprintf(af.f, "  common: %zu passages (%d tokens in a row, any name read as one) are "
-                          "in more than %d of the %d submissions compared, as MOSS's -m leaves "
-                          "out: %d %% of the tokens compared\n",
+            fprintf(af.f, "  common: %zu passages (%d tokens in a row, any name read as one, "
+                          "and any constant as one of its kind) are in more than %d of the %d "
+                          "submissions compared (those the same, byte for byte, once), as "
+                          "MOSS's -m leaves out: %d %% of the tokens compared\n",
                     ncommon, SIM_PASSAGE, common, compared, pct);
         else
             fprintf(af.f, "  common: nothing: no passage (%d tokens in a row, any name read as "
-                          "one) is in more than %d of the %d submissions compared\n",
+                          "one, and any constant as one of its kind) is in more than %d of the "
+                          "%d submissions compared (those the same, byte for byte, once)\n",
                     SIM_PASSAGE, common, compared);
         fprintf(summary, "  left out: %ld lines the skeleton or the handout gives; ", given);
         if (ncommon > 0)
@@ -664,21 +685,32 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
                       "second: the other way; tokens: about how many tokens the larger share "
                       "is)\n", af.f);
         }
-        /* The pairs alike only in what many share: counted, and listed in the file. */
-        pairs gone = {0};
-        for (int k = 0; sim == 0 && ncommon > 0 && k < whole.count; k++) {
-            if (has_pair(&rare, &whole.v[k]))
-                continue;
-            if (gone.count == gone.cap) {
-                int cap = gone.cap ? 2 * gone.cap : 64;
-                pair *grown = realloc(gone.v, (size_t)cap * sizeof *grown);
-                if (!grown)
-                    break;
-                gone.v = grown;
-                gone.cap = cap;
-            }
-            gone.v[gone.count++] = whole.v[k];
+        /* The pairs alike only in what many share: counted, and listed in
+         * the file; those whose rare text was not compared in full, apart. */
+        pairs gone = {0}, unfinished = {0};
+        unsigned char *listed_bits = calloc(((size_t)n * (size_t)n + 7) / 8 + 1, 1);
+        for (int k = 0; listed_bits && k < rare.count; k++) {
+            size_t bit = (size_t)rare.v[k].a * (size_t)n + (size_t)rare.v[k].b;
+            listed_bits[bit / 8] |= (unsigned char)(1u << (bit % 8));
         }
+        for (int k = 0; listed_bits && sim == 0 && ncommon > 0 && k < whole.count; k++) {
+            const pair *q = &whole.v[k];
+            size_t bit = (size_t)q->a * (size_t)n + (size_t)q->b;
+            if (listed_bits[bit / 8] & (1u << (bit % 8)))
+                continue;
+            add_pair(s[q->a].slow[1] || s[q->b].slow[1] ? &unfinished : &gone, q);
+        }
+        free(listed_bits);
+        if (unfinished.count > 0) {
+            fprintf(af.f, "\nNot compared once what many share is out (the comparison of "
+                          "either one's rare text did not finish, above): pairs at or above %d "
+                          "%% on all they wrote (the shares on all they wrote):\n", threshold);
+            write_pairs(in, &unfinished, 0, af.f, NULL, out_path);
+            fprintf(summary, "  not compared on what is rare: %d pairs alike at or above %d %% "
+                             "on all they wrote (%s lists them)\n",
+                    unfinished.count, threshold, out_path);
+        }
+        free(unfinished.v);
         if (gone.count > 0) {
             fprintf(af.f, "\nLeft out as common: pairs at or above %d %% on all they wrote, and "
                           "under it once what more than %d submissions share is out (the shares "

@@ -16,7 +16,8 @@
  * threshold are listed, those sharing the most tokens first, with both
  * shares; the pairs that reach it on all they wrote and not once the
  * common passages are out are counted, and listed apart ("left out as
- * common"): alike in what much of the class wrote. What it reads is each file as the
+ * common"): alike in what much of the class wrote (those whose rare text
+ * was not compared in full, apart again). What it reads is each file as the
  * compiler does, made small and cut at a cap (sim_text.h); each submission
  * is compared with all the others by a sim_c of its own, in the sandbox as
  * its unprivileged user (sandbox.h), under a limit: one past it is named,

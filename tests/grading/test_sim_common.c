@@ -104,6 +104,31 @@ START_TEST(test_keywords_kept)
 }
 END_TEST
 
+/* Numbers, strings and characters read as any other of their kind, as
+ * sim_c reads them: three texts that differ only in their constants share
+ * every passage; a number where another has a string does not. */
+START_TEST(test_constants_read_as_one)
+{
+    const char *a = "x = 0x7F + 1 ; y = \"s\" ; z = 'c' ; w = 1.5 + .5 ;\n";
+    const char *b = "x = 0x7f + 2 ; y = \"t\\\"\" ; z = '\\'' ; w = 2e-3 + .7 ;\n";
+    const char *c = "x = 127 + 3 ; y = \"\" ; z = 'd' ; w = 0x1p+8 + 1. ;\n";
+    const char *d = "x = 127 + 3 ; y = 5 ; z = 'd' ; w = 0x1p+8 + 1. ;\n";
+    const char *const texts[] = {a, b, c, d};
+    gr_sim_rare out[4];
+    size_t common;
+    ck_assert_int_eq(gr_sim_common(texts, 4, 2, out, &common), 0);
+    /* 20 tokens, 5 passages, each in a, b and c; every one of d's holds
+     * its number where the others have a string (its 9th token), so none
+     * of d's is theirs. */
+    ck_assert_uint_eq(out[1].tokens, 20);
+    ck_assert_uint_eq(common, 5);
+    for (int k = 0; k < 3; k++)
+        ck_assert_uint_eq(out[k].rare, 0);
+    ck_assert_uint_eq(out[3].rare, 20);
+    gr_sim_rare_free(out, 4);
+}
+END_TEST
+
 /* The same text three times counts once: nothing is common in it; three
  * texts alike but not the same are. */
 START_TEST(test_same_text_once)
@@ -140,14 +165,15 @@ START_TEST(test_lines_kept)
     gr_sim_rare out[3];
     size_t common;
     ck_assert_int_eq(gr_sim_common(texts, 3, 2, out, &common), 0);
-    /* The 40-token statements are common, and so is the passage from the
-     * middle line's ';' on ("; V + V ...", in all three); one that holds
-     * more of the middle line is not (a "return", b and c "V =", then "1"
-     * or "2"): the middle line is left, less its ';'. */
-    ck_assert_str_eq(out[0].text, "return x * 2\n");
-    ck_assert_str_eq(out[1].text, "q = 1\n");
+    /* The 40-token statements are common, and so are the passages from the
+     * middle line's number on ("N ; V + V ...", in all three: a number is
+     * any number); one that holds more of the middle line is not (a
+     * "return x *", b and c "V ="): the middle line is left, less its
+     * number and ';'. */
+    ck_assert_str_eq(out[0].text, "return x *\n");
+    ck_assert_str_eq(out[1].text, "q =\n");
     ck_assert_uint_eq(out[0].tokens, 85);
-    ck_assert_uint_eq(out[0].rare, 4);
+    ck_assert_uint_eq(out[0].rare, 3);
     gr_sim_rare_free(out, 3);
     free(c1);
     free(c2);
@@ -161,6 +187,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_tokens);
     tcase_add_test(tc, test_names_read_as_one);
+    tcase_add_test(tc, test_constants_read_as_one);
     tcase_add_test(tc, test_keywords_kept);
     tcase_add_test(tc, test_same_text_once);
     tcase_add_test(tc, test_lines_kept);
