@@ -8,13 +8,32 @@
 
 #define PUNCT_RUN 4 /* braces and semicolons kept of a run */
 
-/* text with its backslash-newlines and comments gone (a comment becomes one
- * space, as for the compiler); strings and character constants kept whole. */
-static char *uncomment(const char *text, size_t len)
+/* What "??x" stands for (C11 5.2.1.1), or 0 where it is not a trigraph. */
+static char trigraph(char x)
 {
-    char *out = malloc(len + 1);
-    if (!out)
+    static const char from[] = "=(/)'<!>-", to[] = "#[\\]^{|}~";
+    const char *at = x ? strchr(from, x) : NULL;
+    return at ? to[at - from] : 0;
+}
+
+/* text with its trigraphs replaced (the course's -std=c11 reads them: a
+ * "??=" is a '#', a "??/" at a line's end joins it to the next), its
+ * backslash-newlines and comments gone (a comment becomes one space, as for
+ * the compiler); strings and character constants kept whole. */
+static char *uncomment(const char *raw, size_t rawlen)
+{
+    char *text = malloc(rawlen + 1), *out = malloc(rawlen + 1);
+    if (!text || !out) {
+        free(text);
+        free(out);
         return NULL;
+    }
+    size_t len = 0;
+    for (size_t i = 0; i < rawlen; i++) {
+        char t = i + 2 < rawlen && raw[i] == '?' && raw[i + 1] == '?' ? trigraph(raw[i + 2]) : 0;
+        text[len++] = t ? t : raw[i];
+        i += t ? 2 : 0;
+    }
     size_t k = 0;
     char quote = 0;
     int line_comment = 0, block_comment = 0;
@@ -60,17 +79,22 @@ static char *uncomment(const char *text, size_t len)
         }
     }
     out[k] = '\0';
+    free(text);
     return out;
 }
 
 /* The directive on line [p, e), trimmed, or NULL: its name in *name (length
- * *nlen) and what follows it in *rest. */
+ * *nlen) and what follows it in *rest. It begins with '#' or its digraph,
+ * "%:" (C11 6.4.6). */
 static int directive(const char *p, const char *e, const char **name, size_t *nlen,
                      const char **rest)
 {
-    if (p == e || *p != '#')
+    if (p < e && *p == '#')
+        p++;
+    else if (e - p >= 2 && p[0] == '%' && p[1] == ':')
+        p += 2;
+    else
         return 0;
-    p++;
     while (p < e && (*p == ' ' || *p == '\t'))
         p++;
     *name = p;
@@ -99,15 +123,72 @@ static int is_zero(const char *p, const char *e)
     return zero;
 }
 
+/* The directive on the line from p, if any, after its leading blanks. */
+static int line_directive(const char *p, const char *e, const char **name, size_t *n,
+                          const char **rest)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
+        p++;
+    return directive(p, e, name, n, rest);
+}
+
+/* For each line of src, whether it opens a conditional group (#if, #ifdef,
+ * #ifndef) that an #endif closes, or is an #elif of one: closed[line].
+ * An "#if 0" is taken as dead only where its group is closed: one left
+ * open to the end of the file (the compiler would refuse it, or read its
+ * end in a form not recognised here) is read as live. NULL when out of
+ * memory. */
+static unsigned char *closed_groups(const char *src)
+{
+    size_t lines = 1;
+    for (const char *c = src; *c; c++)
+        lines += *c == '\n';
+    unsigned char *closed = calloc(lines, 1);
+    size_t *open = malloc(lines * sizeof *open), *elifs = malloc(lines * sizeof *elifs);
+    size_t depth = 0, nelifs = 0, *elif_depth = malloc(lines * sizeof *elif_depth);
+    if (!closed || !open || !elifs || !elif_depth) {
+        free(closed);
+        closed = NULL;
+        goto done;
+    }
+    size_t line = 0;
+    for (const char *p = src; *p; line++) {
+        const char *e = p + strcspn(p, "\n"), *name, *rest;
+        size_t n;
+        if (line_directive(p, e, &name, &n, &rest)) {
+            if (is(name, n, "if") || is(name, n, "ifdef") || is(name, n, "ifndef")) {
+                open[depth++] = line;
+            } else if (is(name, n, "elif") && depth > 0) {
+                elifs[nelifs] = line;
+                elif_depth[nelifs++] = depth;
+            } else if (is(name, n, "endif") && depth > 0) {
+                closed[open[--depth]] = 1;
+                while (nelifs > 0 && elif_depth[nelifs - 1] > depth)
+                    closed[elifs[--nelifs]] = 1;
+            }
+        }
+        p = *e ? e + 1 : e;
+    }
+done:
+    free(open);
+    free(elifs);
+    free(elif_depth);
+    return closed;
+}
+
 char *gr_sim_text(const char *text, size_t len, size_t cap, int *cut)
 {
     *cut = 0;
     char *src = uncomment(text, len);
     char *out = src ? malloc(cap + 1) : NULL;
-    if (!out) {
+    unsigned char *closed = src ? closed_groups(src) : NULL;
+    if (!out || !closed) {
         free(src);
+        free(out);
+        free(closed);
         return NULL;
     }
+    size_t line_no = 0;
     size_t k = 0;
     int dead = 0;  /* how deep inside an #if 0 block (0: live) */
     int punct = 0; /* braces and semicolons in the run that reaches here */
@@ -115,9 +196,10 @@ char *gr_sim_text(const char *text, size_t len, size_t cap, int *cut)
     if (!line) {
         free(src);
         free(out);
+        free(closed);
         return NULL;
     }
-    for (const char *p = src; *p && !*cut;) {
+    for (const char *p = src; *p && !*cut; line_no++) {
         const char *e = p + strcspn(p, "\n"), *next = *e ? e + 1 : e;
         while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v'))
             p++;
@@ -136,7 +218,8 @@ char *gr_sim_text(const char *text, size_t len, size_t cap, int *cut)
                 p = next;
                 continue;
             }
-            if ((is(name, n, "if") || is(name, n, "elif")) && is_zero(rest, e)) {
+            if ((is(name, n, "if") || is(name, n, "elif")) && is_zero(rest, e) &&
+                closed[line_no]) {
                 dead = 1;
                 p = next;
                 continue;
@@ -190,5 +273,6 @@ char *gr_sim_text(const char *text, size_t len, size_t cap, int *cut)
     out[k] = '\0';
     free(line);
     free(src);
+    free(closed);
     return out;
 }

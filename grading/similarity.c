@@ -625,6 +625,26 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
                 fputc('\n', out);
             }
         }
+        /* Handed in with no line of their own: compared with no one, named. */
+        int own = 0;
+        for (int k = 0; k < n; k++) {
+            if (s[k].skeleton || s[k].has_text)
+                continue;
+            char *id = gr_clean_line(in[k].id);
+            int m = ++own;
+            if (m == 1) {
+                fputs("\nNothing of its own to compare (each line is the skeleton's or the "
+                      "handout's, as compared: no comments, no #if 0 blocks):\n  ", af.f);
+                fputs("  nothing of its own to compare: ", summary);
+            }
+            fprintf(af.f, "%s%s", m > 1 ? ", " : "", id ? id : "?");
+            fprintf(summary, "%s%s", m > 1 ? ", " : "", id ? id : "?");
+            free(id);
+        }
+        if (own > 0) {
+            fputc('\n', af.f);
+            fputc('\n', summary);
+        }
         /* What is left out, and why: given to everyone, or written by many. */
         int pct = tokens > 0 ? (int)((tokens - rare_tokens) * 100 / tokens) : 0;
         fprintf(af.f, "\nLeft out of the comparison:\n"

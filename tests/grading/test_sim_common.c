@@ -9,6 +9,10 @@
  * and exactly that many keep it; texts the same count once; what is left
  * keeps its lines.
  *
+ * And the text they are made from (grading/sim_text.c): an "#if 0" block
+ * dropped only where an #endif the compiler also reads closes it, "%:"
+ * and "??=" read as '#', "??/" at a line's end joining it to the next.
+ *
  * Not for: the comparison of what is left (sim_c's, test_similarity.sh).
  */
 #include <check.h>
@@ -17,6 +21,7 @@
 #include <string.h>
 
 #include "sim_common.h"
+#include "sim_text.h"
 
 /* A statement of 2n tokens: n names from letter c joined by '+', then ';'.
  * Its passages, names read as one, are three: those from a name ("V + V
@@ -181,6 +186,37 @@ START_TEST(test_lines_kept)
 }
 END_TEST
 
+static void expect_seen(const char *text, const char *want)
+{
+    int cut;
+    char *seen = gr_sim_text(text, strlen(text), 4096, &cut);
+    ck_assert_ptr_nonnull(seen);
+    ck_assert_str_eq(seen, want);
+    ck_assert_int_eq(cut, 0);
+    free(seen);
+}
+
+/* What the compiler drops is dropped; what it reads, even written to look
+ * dropped, is kept. */
+START_TEST(test_dead_blocks)
+{
+    expect_seen("a;\n#if 0\nb;\n#endif\nc;\n", "a;\nc;\n");
+    expect_seen("a;\n#if 0\nb;\n#else\nc;\n#endif\n", "a;\nc;\n#endif\n");
+    /* Never closed: the compiler would refuse it; read as live. */
+    expect_seen("a;\n#if 0\nb;\n", "a;\n#if 0\nb;\n");
+    /* Closed by a digraph or a trigraph: the code after it is live. */
+    expect_seen("#if 0\n%:endif\nb;\n#if 0\n#endif\n", "b;\n");
+    expect_seen("#if 0\n?\?=endif\nb;\n#if 0\n#endif\n", "b;\n"); /* "?\?" is "??" */
+    expect_seen("%: if 0\nb;\n%:endif\nc;\n", "c;\n");
+    /* "??/" at a line's end joins it: "#if 0 || 1" is live. */
+    expect_seen("#if 0 ?\?/\n|| 1\nb;\n#endif\n", "#if 0 || 1\nb;\n#endif\n");
+    /* An "#if 0" closed only inside another open group stays live. */
+    expect_seen("#if 0\n#if 1\n#endif\nb;\n", "#if 0\n#if 1\n#endif\nb;\n");
+    /* An #elif 0 of a closed group is dead to its #else. */
+    expect_seen("#if X\na;\n#elif 0\nb;\n#else\nc;\n#endif\n", "#if X\na;\nc;\n#endif\n");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("sim_common");
@@ -191,6 +227,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_keywords_kept);
     tcase_add_test(tc, test_same_text_once);
     tcase_add_test(tc, test_lines_kept);
+    tcase_add_test(tc, test_dead_blocks);
     suite_add_tcase(s, tc);
     return s;
 }

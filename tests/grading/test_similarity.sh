@@ -228,7 +228,8 @@ EOC
         "^  left out as common: 13 pairs alike at or above 50 % only in what more than 2 submissions share"
     expect_eq "and listed in the report" \
         "$(echo "$LOG" | sed -n '/^Left out as common/,$p' | grep -cE '^  +[0-9]+ %  +[0-9]+ %  [a-z0-9]+  [a-z0-9]+$')" 13
-    expect_eq "the handout's code pairs no one" "$(echo "$LOG" | grep -c 'h[12]')" 0
+    expect_eq "the handout's code pairs no one" "$(echo "$LOG" | grep -E '^ +[0-9]+ %' | grep -c 'h[12]')" 0
+    expect_match "h1 and h2 named: nothing of their own" "$RARE" "^  nothing of its own to compare: h1, h2$"
     expect_match "the given lines counted" "$LOG" "^  given: [0-9]+ lines of the submissions are lines of the skeleton or of the handout's code$"
 fi
 
