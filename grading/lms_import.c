@@ -65,6 +65,7 @@ typedef struct parsed {
                        of one id share it, or they are not one student's */
     int onlinetext; /* online text or a link, no files */
     int late;       /* the platform marked it late (Canvas's LATE) */
+    int anon;       /* read as Canvas's anonymous form, anon_<id> */
     int ambiguous;  /* the name reads as more than one student's: refused (2: its
                        student was dropped, another of their files not copied) */
 } parsed;
@@ -80,17 +81,19 @@ static void free_parsed(parsed *p)
 
 /* Whether [s, e) is a name as Canvas writes one: word characters only (its
  * sanitize_file_name keeps Unicode letters, marks, digits and '_': bytes of
- * UTF-8 above 0x7f are taken as such), and no "_<digits>_", which Canvas
- * takes out of names (sanitize_user_name) so that the ids can be read. */
+ * UTF-8 above 0x7f are taken as such), in lower case (sanitize_user_name
+ * ends with downcase; the LATE after it is the one word in capitals). A
+ * name can hold "_<digits>_": sanitize_user_name takes out the '_' around
+ * digits in one pass, which leaves "_48300_" of "x__48300___7", and
+ * sanitize_file_name then drops blanks, which leaves it of "x_ 48300_ 7";
+ * so every reading is tried (parse_canvas). */
 static int canvas_name(const char *s, const char *e)
 {
     if (e <= s)
         return 0;
     for (const char *c = s; c < e; c++) {
         unsigned char u = (unsigned char)*c;
-        if (!(isalnum(u) || u == '_' || u >= 0x80))
-            return 0;
-        if (*c == '_' && digits(c + 1) > 0 && c + 1 + digits(c + 1) < e && c[1 + digits(c + 1)] == '_')
+        if (!(isalnum(u) || u == '_' || u >= 0x80) || (u >= 'A' && u <= 'Z'))
             return 0;
     }
     return 1;
@@ -145,19 +148,22 @@ static int canvas_at(const char *entry, const char *u, parsed *p)
  * Canvas "Download Submissions" (lib/content_zipper.rb): each uploaded file
  * is <name>[_LATE]_<user id>_<attachment id>_<file>, the name the student's
  * sortable name, lower case, with what is not a word character taken out;
- * anonymous grading writes [LATE_]anon_<anonymous id>_<attachment id>_<file>.
+ * anonymous grading writes [LATE_]anon_<anonymous id>_<attachment id>_<file>
+ * (read so only where anon is set: a student whose name is "Anon" writes
+ * anon_<user id>_... in a download that is not anonymous).
  * The name and the file are the student's to choose: a name that reads two
- * ways with two ids (a student who called themselves "x_48213!") is
- * marked ambiguous, never taken as either. Returns 1 when entry fits.
+ * ways with two ids, files or late marks (a student who called themselves
+ * "x__48213___7__y") is marked ambiguous, never taken as either. Returns 1
+ * when entry fits.
  */
-static int parse_canvas(const char *entry, parsed *p)
+static int parse_canvas(const char *entry, parsed *p, int anon)
 {
     const char *a = entry;
-    if (strncmp(a, "LATE_anon_", 10) == 0) {
+    if (anon && strncmp(a, "LATE_anon_", 10) == 0) {
         a += 5;
         p->late = 1;
     }
-    if (strncmp(a, "anon_", 5) == 0) {
+    if (anon && strncmp(a, "anon_", 5) == 0) {
         size_t n = 0;
         while (isalnum((unsigned char)a[5 + n]))
             n++;
@@ -171,8 +177,10 @@ static int parse_canvas(const char *entry, parsed *p)
         p->key = gr_asprintf("%s", p->id);
         p->file = online ? gr_asprintf("%s", "") : canvas_file(r + 2 + att);
         p->onlinetext = online;
+        p->anon = 1;
         return 1;
     }
+    p->late = 0;
     int found = 0;
     for (const char *u = strchr(entry, '_'); u; u = strchr(u + 1, '_')) {
         parsed q = {0};
@@ -185,9 +193,10 @@ static int parse_canvas(const char *entry, parsed *p)
             found = 1;
             continue;
         }
-        /* Another reading: harmless when it gives the same student and file
-         * (a name ending in _LATE reads both ways). */
-        if (strcmp(q.id, p->id) != 0 || strcmp(q.file, p->file) != 0)
+        /* Another reading: harmless when it gives the same student, file
+         * and mark. */
+        if (strcmp(q.id, p->id) != 0 || strcmp(q.file, p->file) != 0 || q.late != p->late ||
+            q.onlinetext != p->onlinetext)
             p->ambiguous = 1;
         free_parsed(&q);
     }
@@ -310,7 +319,7 @@ static int parse_entry(const char *dir, const char *entry, gr_from from, parsed 
     int known = lstat(path, &st) == 0;
     free(path);
     if (from == GR_FROM_CANVAS)
-        return known && S_ISREG(st.st_mode) && parse_canvas(entry, p);
+        return known && S_ISREG(st.st_mode) && parse_canvas(entry, p, 1);
     return parse_moodle(entry, known && S_ISDIR(st.st_mode), p);
 }
 
@@ -639,6 +648,16 @@ static int import_named(importer *im, const char *dir, gr_from from, lab_error *
     }
     for (int i = 0; i < n; i++)
         fits[i] = parse_entry(dir, names[i], from, &p[i]);
+    /* Canvas's download is anonymous or not as a whole: where any entry
+     * reads only as a named one, anon_... is a name too ("Anon"). */
+    int named = 0;
+    for (int i = 0; from == GR_FROM_CANVAS && i < n; i++)
+        named += fits[i] && !p[i].anon;
+    for (int i = 0; named > 0 && i < n; i++)
+        if (fits[i] && p[i].anon) {
+            free_parsed(&p[i]);
+            fits[i] = parse_canvas(names[i], &p[i], 0);
+        }
     const char *title = gr_from_name(from, 1);
     for (int i = 0; i < n; i++) {
         if (p[i].ambiguous == 2)

@@ -141,6 +141,30 @@ expect_match "canvas, anonymous, --lms canvas: says why and what to do" "$(cat "
 expect_eq "canvas, anonymous, --lms canvas: the gradebook still written" \
     "$(csv "$A.grades/grades.csv" | sed 1d | cut -d, -f1,2 | tr '\n' ' ')" "anon_Hx3ab,100 anon_Qq7zz,100 "
 
+# Names Canvas leaves "_<digits>_" in (content_zipper.rb,
+# sanitize_user_name: the '_' around digits taken out in one pass, then
+# downcase; sanitize_file_name then drops blanks: "Evil__48300___77__x" is
+# evil_48300_77_x): every reading is tried, and an entry read two ways with
+# another id, file or late mark is refused, taking no one's row: the one
+# who names a classmate's id, the late one who hides LATE in the file's
+# name; a student named "Anon" in a download that is not anonymous is a
+# student like any other.
+C2=$TMP/canvas-names
+mkdir -p "$C2"
+cp "$SOL" "$C2/roeann_48214_1093400_lab0.c"
+cp "$SKEL" "$C2/evil_48214_77_x_48300_1100_lab0.c"
+cp "$SOL" "$C2/mal_48301_77_lab0_LATE_48301_1101_lab0.c"
+cp "$SKEL" "$C2/anon_48215_1093500_lab0.c"
+"$GRADER" --batch "$C2" lab0 --late-penalty 50 >"$TMP/c2.out" 2>&1
+expect_eq "canvas names: exit status (refused entries)" "$?" 1
+expect_eq "canvas names: the classmate graded, Anon by user id, the two read two ways out" \
+    "$(csv "$C2.grades/grades.csv" | sed 1d | cut -d, -f1,4 | tr '\n' ' ')" "48214,graded 48215,graded "
+expect_eq "canvas names: the classmate's own score" "$(field "$C2.grades/grades.csv" 48214 2)" 100
+for e in evil_48214_77_x_48300_1100_lab0.c mal_48301_77_lab0_LATE_48301_1101_lab0.c; do
+    expect_match "canvas names: $e refused, with why" "$(cat "$TMP/c2.out")" \
+        "$(printf '%s' "$e" | sed 's/\./\\./g') +its name reads as more than one student's"
+done
+
 # ---- Moodle ----
 # Names as mod/assign/classes/downloader.php writes them: <Full Name>_<id>
 # then _assignsubmission_file; a folder ends there (before Moodle 4.1 with
