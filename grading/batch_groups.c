@@ -10,8 +10,9 @@
  * canvas_user_id, [user_id,] login_id, sections, group_name, ...;
  * GroupCategoriesController#export_headers and #build_row,
  * app/controllers/group_categories_controller.rb), whose canvas_user_id is
- * the id a Canvas download gives. A row with an empty group is a student in
- * none.
+ * the id a Canvas download gives; two groups of one name (Canvas allows it)
+ * are told apart by its canvas_group_id, each named "G (group N)". A row
+ * with an empty group is a student in none.
  *
  * Where exactly one member of a group submitted, each member without a
  * submission of their own gets that submission's score, points and status,
@@ -99,6 +100,10 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
     int gcol = nrows > 0 ? column_named(rows[0], ncells[0], "group") : -1;
     if (gcol < 0 && nrows > 0)
         gcol = column_named(rows[0], ncells[0], "group_name");
+    /* Canvas's group names need not be unique (Group validates only that a
+     * name is there and not too long): its export's canvas_group_id tells
+     * two groups of one name apart. */
+    int idcol = nrows > 0 ? column_named(rows[0], ncells[0], "canvas_group_id") : -1;
     /* The id column: of those the header names, the one whose values are
      * the most submissions' ids. */
     int icol = -1, best = -1;
@@ -137,9 +142,20 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
         }
         if (!*group)
             continue; /* in no group */
+        const char *gid = idcol >= 0 && idcol < ncells[r] ? rows[r][idcol] : "";
+        char *label = gr_asprintf("%s", group);
+        /* Another group of this name: each named with its id too. */
+        for (int q = 1; *gid && q < nrows; q++) {
+            const char *og = gcol < ncells[q] ? rows[q][gcol] : "";
+            const char *oid = idcol < ncells[q] ? rows[q][idcol] : "";
+            if (strcmp(og, group) == 0 && *oid && strcmp(oid, gid) != 0) {
+                free(label);
+                label = gr_asprintf("%s (group %s)", group, gid);
+                break;
+            }
+        }
         g = grow(g, n, &cap, sizeof *g);
-        g[n] = (group_entry){gr_asprintf("%s", id), id_key(id), gr_asprintf("%s", group),
-                             lines[r]};
+        g[n] = (group_entry){gr_asprintf("%s", id), id_key(id), label, lines[r]};
         for (int k = 0; k < n && rc == 0; k++)
             if (strcmp(g[k].key, g[n].key) == 0)
                 rc = lab_errorf(err, "--groups %s:%d: the same student as line %d, once case "

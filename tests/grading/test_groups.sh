@@ -66,7 +66,9 @@ expect_eq "again: dave still has the group's row" "$(field "$BOOK" dave 2),$(fie
 
 # Canvas's export of a group set: name, canvas_user_id, user_id (SIS),
 # login_id, sections, group_name, canvas_group_id, group_id; the
-# submissions are named by Canvas user id, as its download's are.
+# submissions are named by Canvas user id, as its download's are. Two
+# groups of one name (Canvas allows it): told apart by canvas_group_id,
+# Carol's Team A is not John's.
 C=$TMP/canvas
 mkdir -p "$C/48213" && cp "$SOL" "$C/48213/"
 mkdir -p "$C/48215" && cp "$SKEL" "$C/48215/"
@@ -75,11 +77,12 @@ name,canvas_user_id,user_id,login_id,sections,group_name,canvas_group_id,group_i
 "Doe, John",48213,S1,jdoe,Section 1,Team A,501,
 "Roe, Ann",48214,S2,aroe,Section 1,Team A,501,
 "Smith, Bob",48215,S3,bsmith,Section 2,,,
+"Lee, Carol",48216,S4,clee,Section 2,Team A,502,
 CSV
 "$GRADER" --batch "$C" lab0 --groups "$TMP/canvas-groups.csv" >"$TMP/c.out" 2>&1
-expect_eq "canvas export: Ann scored on John's, Bob in no group" \
+expect_eq "canvas export: Ann scored on John's, Bob in no group, Carol's other Team A missing" \
     "$(columns "$C.grades/grades.csv" score group | tr '\n' ' ')" \
-    "48213:100:Team A 48214:100:Team A 48215:$(field "$C.grades/grades.csv" 48215 2): "
+    "48213:100:Team A (group 501) 48214:100:Team A (group 501) 48215:$(field "$C.grades/grades.csv" 48215 2): 48216:0:Team A (group 502) "
 
 # Refused, with the file and the line.
 printf 'id,team\nalice,G1\n' >"$TMP/nogroup.csv"
