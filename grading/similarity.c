@@ -273,6 +273,21 @@ typedef struct pairs {
     int count, cap;
 } pairs;
 
+/* Appends q to p; 0, or -1 when out of memory. */
+static int add_pair(pairs *p, const pair *q)
+{
+    if (p->count == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 64;
+        pair *grown = realloc(p->v, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        p->v = grown;
+        p->cap = cap;
+    }
+    p->v[p->count++] = *q;
+    return 0;
+}
+
 /* Adds sim_c's "F consists for x % of G material" lines at path to p. */
 static void read_pairs(const char *path, const sub *s, int n, int rare, pairs *p)
 {
@@ -290,16 +305,9 @@ static void read_pairs(const char *path, const sub *s, int n, int rare, pairs *p
             if (p->v[k].a == lo && p->v[k].b == hi)
                 found = k;
         if (found < 0) {
-            if (p->count == p->cap) {
-                int cap = p->cap ? 2 * p->cap : 64;
-                pair *grown = realloc(p->v, (size_t)cap * sizeof *grown);
-                if (!grown)
-                    break;
-                p->v = grown;
-                p->cap = cap;
-            }
-            p->v[p->count] = (pair){lo, hi, 0, 0, 0};
-            found = p->count++;
+            if (add_pair(p, &(pair){lo, hi, 0, 0, 0}) != 0)
+                break;
+            found = p->count - 1;
         }
         if (i == lo)
             p->v[found].ab = pct > p->v[found].ab ? pct : p->v[found].ab;
@@ -498,18 +506,6 @@ static int make_rare(sub *s, int n, int common, const char *in_dir, size_t *ncom
     return rc;
 }
 
-static void add_pair(pairs *p, const pair *q)
-{
-    if (p->count == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 64;
-        pair *grown = realloc(p->v, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return;
-        p->v = grown;
-        p->cap = cap;
-    }
-    p->v[p->count++] = *q;
-}
 
 /* Writes the pairs of p to f (all) and summary (the first SIM_SHOWN):
  * both shares, and with tokens, about how many the larger one is. */
