@@ -388,7 +388,8 @@ static int write_worksheet(const batch *b, lab_error *err)
                 col[i] = c;
     }
     int english = col[WS_ID] >= 0 && col[WS_GRADE] >= 0 && col[WS_MODIFIED] >= 0;
-    if (!english && b->o->lms_worksheet_columns) {
+    if (b->o->lms_worksheet_columns) { /* the instructor's word first */
+        english = 0;
         if (given_columns(b->o->lms_worksheet_columns, cols, col, err) != 0)
             rc = 1;
     } else if (!english) {

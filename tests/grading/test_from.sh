@@ -311,6 +311,11 @@ expect_eq "worksheet, another language, its columns: its header kept" "$(cells "
     "$(cells "$WD" ID)"
 expect_eq "worksheet, another language: John's row" "$(wsrow 123456 1),$(wsrow 123456 5),$(wsrow 123456 10)" \
     "Teilnehmer/in 123456,100,<p>Nice layout</p><br>lab0: 100 of 100 points; every test passed"
+# The columns given win over the names: three of them, no feedback written.
+"$GRADER" --batch "$M" lab0 --merge --lms moodle --lms-worksheet "$WS" \
+    --lms-worksheet-columns 1,5,9 >"$TMP/wd4.out" 2>&1
+expect_eq "worksheet, three columns given: John's grade, his comment as downloaded" \
+    "$(wsrow 123456 5),$(wsrow 123456 10)" "100,<p>Nice layout</p>"
 "$GRADER" --batch "$M" lab0 --merge --lms moodle --lms-worksheet "$WD" \
     --lms-worksheet-columns 1,5,5 >"$TMP/wd3.out" 2>&1
 expect_match "--lms-worksheet-columns with a column twice: says so" "$(cat "$TMP/wd3.out")" \
