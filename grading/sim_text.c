@@ -16,10 +16,29 @@ static char trigraph(char x)
     return at ? to[at - from] : 0;
 }
 
+/* Whether the '"' at text[i] opens a C++ raw string: R, u8R, uR, UR or LR
+ * before it, a whole name. */
+static int raw_string(const char *text, size_t i)
+{
+    size_t b = i;
+    while (b > 0 && (text[b - 1] == '_' || (text[b - 1] >= 'a' && text[b - 1] <= 'z') ||
+                     (text[b - 1] >= 'A' && text[b - 1] <= 'Z') ||
+                     (text[b - 1] >= '0' && text[b - 1] <= '9')))
+        b--;
+    size_t n = i - b;
+    const char *const prefixes[] = {"R", "u8R", "uR", "UR", "LR", NULL};
+    for (int k = 0; prefixes[k]; k++)
+        if (strlen(prefixes[k]) == n && memcmp(text + b, prefixes[k], n) == 0)
+            return 1;
+    return 0;
+}
+
 /* text with its trigraphs replaced (the course's -std=c11 reads them: a
  * "??=" is a '#', a "??/" at a line's end joins it to the next), its
  * backslash-newlines and comments gone (a comment becomes one space, as for
- * the compiler); strings and character constants kept whole. */
+ * the compiler); strings and character constants kept whole, a C++ raw
+ * string (lab5's kernels.cu) on one line whatever lines it spans, so that
+ * no line of it reads as a directive. */
 static char *uncomment(const char *raw, size_t rawlen)
 {
     char *text = malloc(rawlen + 1), *out = malloc(rawlen + 1);
@@ -72,6 +91,25 @@ static char *uncomment(const char *raw, size_t rawlen)
         } else if (c == '/' && i + 1 < len && text[i + 1] == '*') {
             block_comment = 1;
             i++;
+        } else if (c == '"' && raw_string(text, i)) {
+            /* R"delim( ... )delim", the delimiter at most 16 characters. */
+            size_t d = i + 1;
+            while (d < len && d - i - 1 < 16 && !strchr("()\\ \t\v\f\n", text[d]))
+                d++;
+            if (d >= len || text[d] != '(') {
+                quote = c;
+                out[k++] = c;
+                continue;
+            }
+            size_t dn = d - i - 1, end = d + 1;
+            while (end < len && !(text[end] == ')' && end + dn + 1 < len &&
+                                  memcmp(text + end + 1, text + i + 1, dn) == 0 &&
+                                  text[end + dn + 1] == '"'))
+                end++;
+            end = end < len ? end + dn + 2 : len;
+            for (size_t j = i; j < end; j++)
+                out[k++] = text[j] == '\n' || text[j] == '\r' ? ' ' : text[j];
+            i = end - 1;
         } else {
             if (c == '"' || c == '\'')
                 quote = c;

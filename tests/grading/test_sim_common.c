@@ -212,6 +212,10 @@ START_TEST(test_dead_blocks)
     expect_seen("#if 0 ?\?/\n|| 1\nb;\n#endif\n", "#if 0 || 1\nb;\n#endif\n");
     /* An "#if 0" closed only inside another open group stays live. */
     expect_seen("#if 0\n#if 1\n#endif\nb;\n", "#if 0\n#if 1\n#endif\nb;\n");
+    /* A C++ raw string (kernels.cu) is one line: an "#if 0" inside one and
+     * an "#endif" inside another hide nothing between them. */
+    expect_seen("s = R\"x(\n#if 0\n)x\";\nb;\nt = R\"(\n#endif\n)\";\nc;\n",
+                "s = R\"x( #if 0 )x\";\nb;\nt = R\"( #endif )\";\nc;\n");
     /* An #elif 0 of a closed group is dead to its #else. */
     expect_seen("#if X\na;\n#elif 0\nb;\n#else\nc;\n#endif\n", "#if X\na;\nc;\n#endif\n");
 }
