@@ -655,10 +655,7 @@ int write_lms(const batch *b, lab_error *err)
              * has some, so a worksheet never blanks a comment with an empty
              * cell */
             fputc(',', af.f);
-            char *why = s->status == SUB_ERROR
-                            ? gr_asprintf("not graded: %s", s->error ? s->error : "an error")
-                        : s->status == SUB_MISSING ? gr_asprintf("no submission")
-                                                   : graded_feedback(b, s);
+            char *why = moodle_feedback(b, s);
             gr_write_csv_html_cell(af.f, why);
             free(why);
         }
