@@ -39,7 +39,7 @@ static int raw_string(const char *text, size_t i)
  * the compiler); strings and character constants kept whole, a C++ raw
  * string (lab5's kernels.cu) on one line whatever lines it spans, so that
  * no line of it reads as a directive. */
-static char *uncomment(const char *raw, size_t rawlen)
+static char *uncomment(const char *raw, size_t rawlen, int trigraphs)
 {
     char *text = malloc(rawlen + 1), *out = malloc(rawlen + 1);
     if (!text || !out) {
@@ -49,7 +49,9 @@ static char *uncomment(const char *raw, size_t rawlen)
     }
     size_t len = 0;
     for (size_t i = 0; i < rawlen; i++) {
-        char t = i + 2 < rawlen && raw[i] == '?' && raw[i + 1] == '?' ? trigraph(raw[i + 2]) : 0;
+        char t = trigraphs && i + 2 < rawlen && raw[i] == '?' && raw[i + 1] == '?'
+                     ? trigraph(raw[i + 2])
+                     : 0;
         text[len++] = t ? t : raw[i];
         i += t ? 2 : 0;
     }
@@ -214,10 +216,16 @@ done:
     return closed;
 }
 
-char *gr_sim_text(const char *text, size_t len, size_t cap, int *cut)
+int gr_sim_trigraphs(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 2 && strcmp(name + n - 2, ".c") == 0;
+}
+
+char *gr_sim_text(const char *text, size_t len, size_t cap, int trigraphs, int *cut)
 {
     *cut = 0;
-    char *src = uncomment(text, len);
+    char *src = uncomment(text, len, trigraphs);
     char *out = src ? malloc(cap + 1) : NULL;
     unsigned char *closed = src ? closed_groups(src) : NULL;
     if (!out || !closed) {

@@ -25,7 +25,11 @@
 
 /* text (len bytes) as the similarity check sees it, NUL-terminated and at
  * most cap bytes long (malloc'd; NULL when out of memory). *cut says whether
- * the cap cut it. */
-char *gr_sim_text(const char *text, size_t len, size_t cap, int *cut);
+ * the cap cut it. trigraphs: the compiler reads them (C11, the course's
+ * -std=c11); not C++17 (lab5's .cu), which has none. */
+char *gr_sim_text(const char *text, size_t len, size_t cap, int trigraphs, int *cut);
+
+/* Whether the file named name is C, whose trigraphs the compiler reads. */
+int gr_sim_trigraphs(const char *name);
 
 #endif

@@ -86,7 +86,7 @@ static char *handout_code(const char *md)
     }
     code[used] = '\0';
     int cut;
-    char *seen = used > 0 ? gr_sim_text(code, used, SIM_MAX_FILE, &cut) : NULL;
+    char *seen = used > 0 ? gr_sim_text(code, used, SIM_MAX_FILE, 1, &cut) : NULL;
     free(code);
     return seen;
 }
@@ -150,7 +150,7 @@ static int prepare(const gr_sim_input *in, const char *const *files, char *const
         }
         sha256_update(&ctx, len, (const uint8_t *)text);
         int cut = 0;
-        char *seen = gr_sim_text(text, len, SIM_TEXT_CAP, &cut);
+        char *seen = gr_sim_text(text, len, SIM_TEXT_CAP, gr_sim_trigraphs(files[f]), &cut);
         free(text);
         if (!seen) {
             fclose(out);
@@ -559,7 +559,7 @@ int gr_similarity(const gr_sim_input *in, int n, const char *const *files, const
         size_t len;
         int cut;
         skel[f] = gr_read_file(path, SIM_MAX_FILE, &len);
-        skel_seen[f] = skel[f] ? gr_sim_text(skel[f], len, SIM_MAX_FILE, &cut) : NULL;
+        skel_seen[f] = skel[f] ? gr_sim_text(skel[f], len, SIM_MAX_FILE, gr_sim_trigraphs(files[f]), &cut) : NULL;
         free(path);
     }
     char *readme = gr_asprintf("%s/README.md", skeleton), *handout = NULL;

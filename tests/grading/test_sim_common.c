@@ -186,14 +186,19 @@ START_TEST(test_lines_kept)
 }
 END_TEST
 
-static void expect_seen(const char *text, const char *want)
+static void expect_seen_as(const char *text, int trigraphs, const char *want)
 {
     int cut;
-    char *seen = gr_sim_text(text, strlen(text), 4096, &cut);
+    char *seen = gr_sim_text(text, strlen(text), 4096, trigraphs, &cut);
     ck_assert_ptr_nonnull(seen);
     ck_assert_str_eq(seen, want);
     ck_assert_int_eq(cut, 0);
     free(seen);
+}
+
+static void expect_seen(const char *text, const char *want)
+{
+    expect_seen_as(text, 1, want);
 }
 
 /* What the compiler drops is dropped; what it reads, even written to look
@@ -212,6 +217,12 @@ START_TEST(test_dead_blocks)
     expect_seen("#if 0 ?\?/\n|| 1\nb;\n#endif\n", "#if 0 || 1\nb;\n#endif\n");
     /* An "#if 0" closed only inside another open group stays live. */
     expect_seen("#if 0\n#if 1\n#endif\nb;\n", "#if 0\n#if 1\n#endif\nb;\n");
+    /* C++17 (kernels.cu) has no trigraphs: "?\?/" ends no comment's line
+     * there, and the line after it is code. */
+    ck_assert_int_eq(gr_sim_trigraphs("kernels.cu"), 0);
+    ck_assert_int_eq(gr_sim_trigraphs("lab0.c"), 1);
+    expect_seen_as("a; // x ?\?/\nb;\n", 0, "a;\nb;\n");
+    expect_seen_as("a; // x ?\?/\nb;\n", 1, "a;\n");
     /* A C++ raw string (kernels.cu) is one line: an "#if 0" inside one and
      * an "#endif" inside another hide nothing between them. */
     expect_seen("s = R\"x(\n#if 0\n)x\";\nb;\nt = R\"(\n#endif\n)\";\nc;\n",
