@@ -305,7 +305,8 @@ help:
 	@echo "         others on the rounding cover; larger = a strided sweep), CK_TIMEOUT_MULTIPLIER,"
 	@echo "         FP8LAB_TESTS='common/* lab2/*' (only the tests whose names match),"
 	@echo "         FP8LAB_TEST_JOBS=N (tests run at once; default 2, SOLO_TESTS alone),"
-	@echo "         FP8LAB_MUTANT_STRIDE (1 = every mutant; K = one in K)."
+	@echo "         FP8LAB_MUTANT_STRIDE (1 = every mutant; K = one in K), FP8LAB_MUTANT_OFFSET=seed"
+	@echo "         (which one in K by the seed: a different share each run)."
 
 cuda-status:
 	@$(if $(NVCC),echo "CUDA: nvcc found ($(NVCC)); CUDA parts built",\

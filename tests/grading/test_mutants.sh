@@ -30,6 +30,11 @@
 #   FP8LAB_MUTANT_STRIDE=K ...    grades every K-th mutant only (the tables are
 #                                 still checked whole): .ci/run's sanitized run,
 #                                 after a plain run graded them all
+#   FP8LAB_MUTANT_OFFSET=seed ... with a stride, which K-th ones the seed
+#                                 decides (default: the K-th, 2K-th, ...), so
+#                                 that runs with different seeds grade different
+#                                 ones: .ci/run's plain run grades half, a
+#                                 different half each run
 # Run from the top of the course. Exit status 0 when every mutant is caught
 # as it says.
 
@@ -45,18 +50,21 @@ case $INPUTS in both | turn) ;; *)
     echo "test_mutants: FP8LAB_MUTANT_INPUTS is 'both' or unset, not '$INPUTS'"
     exit 2 ;;
 esac
-# Which mutants the seed's run takes: those of even index, or of odd, by
-# the seed's checksum.
-PARITY=$(printf '%s' "$SEED" | cksum | awk '{ print $1 % 2 }')
+# Which mutants the seed's run grades with the seed: those graded in even
+# turn, or in odd, by the seed's checksum; and, with a stride and
+# FP8LAB_MUTANT_OFFSET=seed, which one of each K (from the checksum's other
+# bits, so that the two choices do not go together).
+SUM=$(printf '%s' "$SEED" | cksum | awk '{ print $1 }')
+PARITY=$((SUM % 2))
 
-# check_mutant PATCH LAB NAME INDEX: grades the mutant on public or hidden
+# check_mutant PATCH LAB NAME TURN: grades the mutant on public or hidden
 # inputs (both with FP8LAB_MUTANT_INPUTS=both) and writes its verdict, "ok"
 # or what went wrong, to $TMP/LAB-NAME.verdict (each in a folder of its
 # own: several run at once).
 check_mutant() {
-    patch=$1 lab=$2 name=$3 index=$4
+    patch=$1 lab=$2 name=$3 turn=$4
     if [ "$INPUTS" = both ]; then seeds='"" "$SEED"'
-    elif [ $((index % 2)) = "$PARITY" ]; then seeds='"$SEED"'
+    elif [ $((turn % 2)) = "$PARITY" ]; then seeds='"$SEED"'
     else seeds='""'; fi
     dir=$TMP/$lab-$name
     out=$TMP/$lab-$name.verdict
@@ -100,6 +108,16 @@ check_mutant() {
 jobs=${FP8LAB_MUTANT_JOBS:-$(nproc 2>/dev/null || echo 1)}
 running=0
 stride=${FP8LAB_MUTANT_STRIDE:-1}
+case $stride in '' | *[!0-9]* | 0)
+    echo "test_mutants: FP8LAB_MUTANT_STRIDE is a whole number from 1, not '$stride'"
+    exit 2 ;;
+esac
+case ${FP8LAB_MUTANT_OFFSET:-} in
+'') offset=0 ;;
+seed) offset=$((SUM / 2 % stride)) ;;
+*)  echo "test_mutants: FP8LAB_MUTANT_OFFSET is 'seed' or unset, not '$FP8LAB_MUTANT_OFFSET'"
+    exit 2 ;;
+esac
 index=0
 : >"$TMP/order"
 for patch in tests/*/mutants/*.patch; do
@@ -108,12 +126,12 @@ for patch in tests/*/mutants/*.patch; do
     case $patch in tests/${FP8LAB_MUTANT_LAB:-*}/*) ;; *) continue ;; esac
     [ -f "$patch" ] || continue
     index=$((index + 1))
-    [ $((index % stride)) = 0 ] || [ "$stride" = 1 ] || continue
+    [ $((index % stride)) = "$offset" ] || [ "$stride" = 1 ] || continue
     lab=$(basename "$(dirname "$(dirname "$patch")")")
     name=$(basename "$patch" .patch)
     count=$((count + 1))
     echo "$lab-$name" >>"$TMP/order"
-    check_mutant "$patch" "$lab" "$name" "$index" &
+    check_mutant "$patch" "$lab" "$name" "$count" &
     running=$((running + 1))
     if [ "$running" -ge "$jobs" ]; then
         wait
@@ -176,7 +194,7 @@ if [ "$count" = 0 ]; then
     exit 1
 fi
 of=""
-[ "$stride" = 1 ] || of=" (one in $stride of $index: FP8LAB_MUTANT_STRIDE)"
+[ "$stride" = 1 ] || of=" (one in $stride of $index: FP8LAB_MUTANT_STRIDE${FP8LAB_MUTANT_OFFSET:+, which by the seed})"
 how="each with and without --seed"
 [ "$INPUTS" = both ] || how="half on the public inputs, half with --seed $SEED"
 echo "test_mutants: $passed of $count mutants$of caught as they say ($how); $tables tables of traps read; $failed failures"
