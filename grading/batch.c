@@ -126,7 +126,8 @@ static int read_download(batch *b, lab_error *err)
     if (b->from == GR_FROM_PLAIN)
         return 0;
     char *class = gr_asprintf("%s/class", b->work);
-    if (gr_import_lms(b->download, b->from, class, &b->import, err) != 0) {
+    if (gr_import_lms(b->download, b->from, b->team && b->from == GR_FROM_MOODLE, class,
+                      &b->import, err) != 0) {
         free(class);
         return -1;
     }
@@ -244,6 +245,7 @@ static int set_up(batch *b, lab_error *err)
     gr_sandbox_warn(gr_sandbox_get(readable), GR_SANDBOX_SAY_ALL);
     if (make_batch_work(b, err) != 0)
         return -1;
+    groups_team(b);
     if (read_download(b, err) != 0 || list_submissions(b, err) != 0 ||
         apply_groups(b, err) != 0) {
         gr_remove_tree(b->work);
@@ -337,7 +339,7 @@ int gr_batch(const gr_batch_options *o, lab_error *err)
     if (o->similarity > 0)
         report_similarity(&b);
     gr_remove_tree(b.work);
-    int look = count_attention(&b, NULL, NULL, NULL, NULL);
+    int look = count_attention(&b, NULL);
     free_batch(&b);
     if (book != 0) {
         lab_errorf(err, "the gradebook: %s", book_err.msg);

@@ -12,7 +12,16 @@
  * app/controllers/group_categories_controller.rb), whose canvas_user_id is
  * the id a Canvas download gives; two groups of one name (Canvas allows it)
  * are told apart by its canvas_group_id, each named "G (group N)". A row
- * with an empty group is a student in none.
+ * with an empty group is a student in none. Moodle's grading worksheet of a
+ * team assignment (Identifier "Participant 123456", Group) gives the
+ * participants' numbers; its groups overview (group/overview.php: Grouping,
+ * Group, First name, Last name, the identity fields) names students, each
+ * found in the assignment's worksheet (--lms-worksheet) by email address,
+ * else by full name.
+ *
+ * A Moodle team assignment's download holds the groups' submissions
+ * ("group-<id>", lms_import.c): each joins the group its name is, and its
+ * members are given it as a member is a groupmate's below.
  *
  * Where exactly one member of a group submitted, each member without a
  * submission of their own gets that submission's score, points and status,
@@ -27,17 +36,34 @@
 
 typedef struct group_entry {
     char *id, *key, *group;
+    char *name;        /* the student's name where the file gives one, or NULL */
     int line;
 } group_entry;
 
+/* "identifier" is Moodle's grading worksheet's, "Participant 123456": its
+ * number is the id (id_in). */
 static const char *const id_columns[] = {"id", "student", "canvas_user_id", "login_id",
-                                         "user_id", NULL};
+                                         "user_id", "identifier", NULL};
 
 static void free_entries(group_entry *g, int n)
 {
     for (int i = 0; i < n; i++)
-        free(g[i].id), free(g[i].key), free(g[i].group);
+        free(g[i].id), free(g[i].key), free(g[i].group), free(g[i].name);
     free(g);
+}
+
+/* The id a cell gives: itself, or, in Moodle's Identifier column, the
+ * number it ends with ("Participant 123456": the site's word, in its
+ * language, then the number, as importgradeslib.php reads it); "" when it
+ * has none. */
+static char *id_in(const char *cell, int identifier)
+{
+    if (!identifier)
+        return gr_asprintf("%s", cell);
+    size_t n = strlen(cell), d = n;
+    while (d > 0 && cell[d - 1] >= '0' && cell[d - 1] <= '9')
+        d--;
+    return gr_asprintf("%s", cell + d);
 }
 
 /* The rows of the text, each a malloc'd array of cells; *nrows, and each
@@ -71,6 +97,18 @@ static char ***read_rows(const char *text, int *nrows, int **ncells, int **lines
     return rows;
 }
 
+static void free_rows(char ***rows, int nrows, int *ncells, int *lines)
+{
+    for (int r = 0; r < nrows; r++) {
+        for (int c = 0; c < ncells[r]; c++)
+            free(rows[r][c]);
+        free(rows[r]);
+    }
+    free(rows);
+    free(ncells);
+    free(lines);
+}
+
 static int column_named(char **cells, int n, const char *name)
 {
     for (int i = 0; i < n; i++) {
@@ -84,6 +122,59 @@ static int column_named(char **cells, int n, const char *name)
             return i;
     }
     return -1;
+}
+
+/* Moodle's grading worksheet's participants, for reading its groups
+ * overview, which names students, not participants: each row's number,
+ * full name and email address ("" where the worksheet has no such column). */
+typedef struct participants {
+    char ***rows;
+    int nrows, *ncells, *lines;
+    int id, name, email;
+} participants;
+
+static const char *ws_at(const participants *w, int r, int c)
+{
+    return c >= 0 && c < w->ncells[r] ? w->rows[r][c] : "";
+}
+
+/* The participant of the overview's row: matched by email address where
+ * both files have it, else by "First Last" as the worksheet's Full name
+ * (fullname(), English order). Returns the number (malloc'd), or NULL with
+ * *why saying none or which several. */
+static char *participant_of(const participants *w, const char *first, const char *last,
+                            const char *email, char **why)
+{
+    char *full = gr_asprintf("%s %s", first, last), *found = NULL, *others = NULL;
+    int by_email = *email && w->email >= 0, n = 0;
+    for (int r = 1; r < w->nrows; r++) {
+        int same = by_email ? strcasecmp(ws_at(w, r, w->email), email) == 0
+                            : strcmp(ws_at(w, r, w->name), full) == 0;
+        if (!same)
+            continue;
+        char *num = id_in(ws_at(w, r, w->id), 1);
+        char *o = gr_asprintf("%s%s%s", others ? others : "", others ? ", " : "", num);
+        free(others);
+        others = o;
+        if (n++ == 0)
+            found = num;
+        else
+            free(num);
+    }
+    *why = NULL;
+    if (n == 0)
+        *why = gr_asprintf("no participant of the worksheet has %s %s", by_email ? "the email "
+                           "address" : "the full name", by_email ? email : full);
+    else if (n > 1)
+        *why = gr_asprintf("%s is participants %s of the worksheet: which? (the site's email "
+                           "address in both files tells them apart)", full, others);
+    free(full);
+    free(others);
+    if (n != 1) {
+        free(found);
+        return NULL;
+    }
+    return found;
 }
 
 /* Reads FILE into *out; returns the entries, or -1 with err naming the file
@@ -106,42 +197,107 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
     int idcol = nrows > 0 ? column_named(rows[0], ncells[0], "canvas_group_id") : -1;
     /* The id column: of those the header names, the one whose values are
      * the most submissions' ids. */
-    int icol = -1, best = -1;
+    int icol = -1, best = -1, identifier = 0;
     for (int k = 0; nrows > 0 && id_columns[k]; k++) {
         int c = column_named(rows[0], ncells[0], id_columns[k]), hits = 0;
+        int is_identifier = strcmp(id_columns[k], "identifier") == 0;
         for (int r = 1; c >= 0 && r < nrows; r++) {
-            char *why = c < ncells[r] ? id_refusal(rows[r][c]) : NULL;
-            if (c >= ncells[r] || why) {
+            char *id = c < ncells[r] ? id_in(rows[r][c], is_identifier) : NULL;
+            char *why = id ? id_refusal(id) : NULL;
+            if (!id || why) {
                 free(why);
+                free(id);
                 continue;
             }
-            char *key = id_key(rows[r][c]);
+            char *key = id_key(id);
             for (int s = 0; s < b->nsubs; s++)
                 hits += b->subs[s].key && strcmp(b->subs[s].key, key) == 0;
             free(key);
+            free(id);
         }
         if (c >= 0 && hits > best)
-            icol = c, best = hits;
+            icol = c, best = hits, identifier = is_identifier;
     }
-    if (gcol < 0 || icol < 0)
+    /* Moodle's worksheet names each participant (Full name). */
+    int ncol = nrows > 0 ? column_named(rows[0], ncells[0], "full name") : -1;
+    /* Moodle's groups overview (group/overview.php, its download: Grouping,
+     * Group, First name, Last name, then the site's identity fields) names
+     * no participant: each is found in the assignment's worksheet. */
+    int fcol = nrows > 0 ? column_named(rows[0], ncells[0], "first name") : -1;
+    int lcol = nrows > 0 ? column_named(rows[0], ncells[0], "last name") : -1;
+    int overview = icol < 0 && gcol >= 0 && fcol >= 0 && lcol >= 0;
+    participants w = {0};
+    if (overview && !b->o->lms_worksheet) {
+        rc = lab_errorf(err, "--groups %s: Moodle's groups overview names students, not the "
+                             "participants a Moodle download and its worksheet name: give the "
+                             "assignment's grading worksheet too (--lms-worksheet), where each "
+                             "is found", path);
+    } else if (overview) {
+        char *sheet = read_csv_file("--lms-worksheet", b->o->lms_worksheet, err);
+        if (!sheet) {
+            rc = -1;
+        } else {
+            w.rows = read_rows(sheet, &w.nrows, &w.ncells, &w.lines);
+            free(sheet);
+            w.id = w.nrows > 0 ? column_named(w.rows[0], w.ncells[0], "identifier") : -1;
+            w.name = w.nrows > 0 ? column_named(w.rows[0], w.ncells[0], "full name") : -1;
+            w.email = w.nrows > 0 ? column_named(w.rows[0], w.ncells[0], "email address") : -1;
+            if (w.id < 0 || w.name < 0)
+                rc = lab_errorf(err, "--lms-worksheet %s: no Identifier and Full name columns, "
+                                     "where --groups %s (Moodle's groups overview) finds its "
+                                     "students", b->o->lms_worksheet, path);
+        }
+        if (rc == 0 && column_named(rows[0], ncells[0], "email address") < 0)
+            w.email = -1; /* by name: the overview has no email address */
+    }
+    int ecol = overview ? column_named(rows[0], ncells[0], "email address") : -1;
+    if (rc == 0 && (gcol < 0 || (icol < 0 && !overview)))
         rc = lab_errorf(err, "--groups %s: its first row names no %s column (a plain list "
                              "has the header id,group; Canvas's export of a group set has "
-                             "canvas_user_id and group_name)", path, gcol < 0 ? "group" : "id");
+                             "canvas_user_id and group_name; Moodle's grading worksheet of a "
+                             "team assignment, Identifier and Group; Moodle's groups overview, "
+                             "Group, First name and Last name)", path,
+                        gcol < 0 ? "group" : "id");
     for (int r = 1; rc == 0 && r < nrows; r++) {
-        const char *id = icol < ncells[r] ? rows[r][icol] : "";
+        const char *cell = icol >= 0 && icol < ncells[r] ? rows[r][icol] : "";
         const char *group = gcol < ncells[r] ? rows[r][gcol] : "";
-        if (!*id && ncells[r] == 1)
+        if (!*cell && ncells[r] == 1)
             continue; /* an empty line */
-        char *why = id_refusal(id);
+        char *id = NULL, *why = NULL;
+        if (overview) {
+            const char *first = fcol < ncells[r] ? rows[r][fcol] : "";
+            const char *last = lcol < ncells[r] ? rows[r][lcol] : "";
+            const char *email = ecol >= 0 && ecol < ncells[r] ? rows[r][ecol] : "";
+            /* A grouping or group without members; the students in none
+             * (English "No group": in another language, download the
+             * assignment's grouping only, which leaves them out). */
+            if ((!*first && !*last) || strcmp(group, "No group") == 0)
+                continue;
+            id = participant_of(&w, first, last, email, &why);
+            if (!id) {
+                char *shown = gr_clean_line(why);
+                rc = lab_errorf(err, "--groups %s:%d: %s", path, lines[r], shown);
+                free(shown);
+                free(why);
+                break;
+            }
+        } else {
+            id = id_in(cell, identifier);
+            why = !*id && identifier ? gr_asprintf("no participant's number at its end")
+                                     : id_refusal(id);
+        }
         if (why) {
-            char *shown = gr_clean_line(id);
+            char *shown = gr_clean_line(cell);
             rc = lab_errorf(err, "--groups %s:%d: the id '%s': %s", path, lines[r], shown, why);
             free(shown);
             free(why);
+            free(id);
             break;
         }
-        if (!*group)
+        if (!*group) {
+            free(id);
             continue; /* in no group */
+        }
         const char *gid = idcol >= 0 && idcol < ncells[r] ? rows[r][idcol] : "";
         char *label = gr_asprintf("%s", group);
         /* Another group of this name: each named with its id too. */
@@ -155,22 +311,36 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
             }
         }
         g = grow(g, n, &cap, sizeof *g);
-        g[n] = (group_entry){gr_asprintf("%s", id), id_key(id), label, lines[r]};
-        for (int k = 0; k < n && rc == 0; k++)
-            if (strcmp(g[k].key, g[n].key) == 0)
+        const char *name = ncol >= 0 && ncol < ncells[r] && *rows[r][ncol] ? rows[r][ncol] : NULL;
+        char *full = overview ? gr_asprintf("%s %s", rows[r][fcol],
+                                            lcol < ncells[r] ? rows[r][lcol] : "")
+                              : NULL;
+        g[n] = (group_entry){id, id_key(id), label,
+                             full ? full : name ? gr_asprintf("%s", name) : NULL, lines[r]};
+        int again = 0;
+        for (int k = 0; k < n && rc == 0 && !again; k++) {
+            if (strcmp(g[k].key, g[n].key) != 0)
+                continue;
+            /* The same group twice (the overview lists a group once for
+             * each grouping it is in): one entry. */
+            if (strcmp(g[k].group, g[n].group) == 0)
+                again = 1;
+            else
                 rc = lab_errorf(err, "--groups %s:%d: the same student as line %d, once case "
-                                     "and Unicode normalisation are set aside: one group each",
-                                path, lines[r], g[k].line);
+                                     "and Unicode normalisation are set aside: one group each%s",
+                                path, lines[r], g[k].line,
+                                overview ? " (download the overview of the assignment's "
+                                           "grouping only)" : "");
+        }
+        if (again) {
+            free(g[n].id), free(g[n].key), free(g[n].group), free(g[n].name);
+            continue;
+        }
         n++;
     }
-    for (int r = 0; r < nrows; r++) {
-        for (int c = 0; c < ncells[r]; c++)
-            free(rows[r][c]);
-        free(rows[r]);
-    }
-    free(rows);
-    free(ncells);
-    free(lines);
+    free_rows(rows, nrows, ncells, lines);
+    if (w.rows)
+        free_rows(w.rows, w.nrows, w.ncells, w.lines);
     if (rc != 0) {
         free_entries(g, n);
         return -1;
@@ -192,14 +362,103 @@ static int by_sub_id(const void *x, const void *y)
     return strcmp(((const submission *)x)->id, ((const submission *)y)->id);
 }
 
+/* Whether path's first row has Moodle's grading worksheet's Identifier and
+ * the Group column it has only for a team assignment (gradingtable.php:
+ * 'team', get_string('submissionteam') = "Group"); 0 when it cannot be read
+ * (its reader says why later). */
+static int team_sheet(const char *path)
+{
+    lab_error err;
+    char *text = path ? read_csv_file("--groups", path, &err) : NULL;
+    if (!text)
+        return 0;
+    int nrows, *ncells, *lines;
+    char ***rows = read_rows(text, &nrows, &ncells, &lines);
+    free(text);
+    int yes = nrows > 0 && column_named(rows[0], ncells[0], "identifier") >= 0 &&
+              column_named(rows[0], ncells[0], "group") >= 0;
+    free_rows(rows, nrows, ncells, lines);
+    return yes;
+}
+
+void groups_team(batch *b)
+{
+    const gr_batch_options *o = b->o;
+    b->groups = o->groups;
+    b->team = team_sheet(o->groups) || team_sheet(o->lms_worksheet);
+    if (b->team && !o->groups) {
+        b->groups = o->lms_worksheet;
+        fprintf(stderr, "grader: %s: a team assignment's worksheet (its Group column): each "
+                        "member gets their group's row, as --groups would give it\n",
+                o->lms_worksheet);
+    }
+}
+
+/* A group's name as Moodle's download writes it: '_' as ' ', and without
+ * what clean_filename drops (PARAM_FILE: control characters and
+ * & < > " ` | ' : \ /; downloader.php, get_student_prefix). */
+static char *download_name(const char *name)
+{
+    char *out = gr_asprintf("%s", name), *w = out;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f || strchr("&<>\"`|':\\/", *c))
+            continue;
+        *w++ = *c == '_' ? ' ' : (char)*c;
+    }
+    *w = '\0';
+    return out;
+}
+
+/* A Moodle team assignment: each group's submission ("group-<id>", named by
+ * the group) joins the entries of the group whose name is the one its
+ * download gives; one whose group no row names is said so. */
+static int add_team_entries(batch *b, group_entry **g, int n)
+{
+    int cap = n;
+    for (int k = 0; k < b->nsubs; k++) {
+        submission *s = &b->subs[k];
+        if (b->from != GR_FROM_MOODLE || !s->key || strncmp(s->id, "group-", 6) != 0)
+            continue;
+        s->team = 1;
+        char *want = download_name(s->import_name ? s->import_name : "");
+        const char *label = NULL;
+        int other = 0;
+        for (int i = 0; i < n; i++) {
+            char *have = download_name((*g)[i].group);
+            if (strcmp(have, want) == 0) {
+                other += label && strcmp(label, (*g)[i].group) != 0;
+                if (!label)
+                    label = (*g)[i].group;
+            }
+            free(have);
+        }
+        free(want);
+        char *shown = gr_clean_line(s->import_name ? s->import_name : s->id);
+        if (!label || other)
+            fprintf(stderr, "grader: %s (%s): %s: graded, but no member is given its score\n",
+                    shown, s->id, !label ? "no group of that name in the groups' file"
+                                         : "more than one group of the groups' file is named so");
+        free(shown);
+        if (!label || other)
+            continue;
+        *g = grow(*g, n, &cap, sizeof **g);
+        (*g)[n] = (group_entry){gr_asprintf("%s", s->id), gr_asprintf("%s", s->key),
+                                gr_asprintf("%s", label), NULL, 0};
+        n++;
+    }
+    return n;
+}
+
 int apply_groups(batch *b, lab_error *err)
 {
-    if (!b->o->groups)
+    if (!b->groups)
         return 0;
     group_entry *g = NULL;
-    int n = read_groups(b, b->o->groups, &g, err);
+    int n = read_groups(b, b->groups, &g, err);
     if (n < 0)
         return -1;
+    if (b->team)
+        n = add_team_entries(b, &g, n);
     /* Every member gets a row, "missing" until filled (not in a shard: its
      * merge adds them). */
     int cap = b->nsubs;
@@ -215,6 +474,8 @@ int apply_groups(batch *b, lab_error *err)
             continue;
         free(s->group);
         s->group = gr_asprintf("%s", g[i].group);
+        if (!s->name && g[i].name)
+            s->name = gr_asprintf("%s", g[i].name);
     }
     /* A member with no submission of their own is scored on the group's
      * one submission. */

@@ -117,7 +117,7 @@ static int write_moodle_feedback(const batch *b, const char *path, lab_error *er
     for (int k = 0; rc == 0 && k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         char *card = gr_asprintf("%s/%s.txt", b->json_dir, s->id);
-        FILE *f = s->status == SUB_MISSING ? NULL : fopen(card, "rb");
+        FILE *f = s->status == SUB_MISSING || s->team ? NULL : fopen(card, "rb");
         free(card);
         if (!f)
             continue;
@@ -533,7 +533,7 @@ static int write_worksheet(const batch *b, lab_error *err)
     int missing = 0;
     char *who = NULL;
     for (int k = 0; rc == 0 && k < b->nsubs; k++)
-        if (!used[k] && b->subs[k].status != SUB_MISSING && missing++ < 5) {
+        if (!used[k] && b->subs[k].status != SUB_MISSING && !b->subs[k].team && missing++ < 5) {
             char *w = gr_asprintf("%s%s%s", who ? who : "", who ? ", " : "", b->subs[k].id);
             free(who);
             who = w;
@@ -629,6 +629,8 @@ int write_lms(const batch *b, lab_error *err)
     for (int k = 0; k < b->nsubs; k++) {
         const submission *s = &b->subs[k];
         const char *name = s->name ? s->name : s->import_name;
+        if (s->team)
+            continue; /* a group's: its members have their rows */
         if (canvas) {
             gr_write_csv_cell(af.f, name ? name : s->id);
             fputc(',', af.f);
@@ -887,9 +889,9 @@ int count_refused(const batch *b)
     return n;
 }
 
-int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors)
+int count_attention(const batch *b, int *look)
 {
-    int n[4] = {0};
+    int n[LOOK_KINDS] = {0};
     for (int k = 0; k < b->nskipped; k++) {
         n[0] += b->skipped[k].refused;
         n[1] += !b->skipped[k].refused && !b->skipped[k].ignored;
@@ -897,12 +899,15 @@ int count_attention(const batch *b, int *refused, int *unrecognised, int *missin
     for (int k = 0; k < b->nsubs; k++) {
         n[2] += b->subs[k].status == SUB_MISSING;
         n[3] += b->subs[k].status == SUB_ERROR;
+        n[4] += b->subs[k].team && !b->subs[k].group;
     }
-    int *out[4] = {refused, unrecognised, missing, errors};
-    for (int i = 0; i < 4; i++)
-        if (out[i])
-            *out[i] = n[i];
-    return n[0] + n[1] + n[2] + n[3];
+    int all = 0;
+    for (int i = 0; i < LOOK_KINDS; i++) {
+        all += n[i];
+        if (look)
+            look[i] = n[i];
+    }
+    return all;
 }
 
 /* The entries skipped (refused 0) or refused (1), each with why. */
@@ -950,6 +955,14 @@ static const char *off_roster_of(const submission *s)
 {
     return s->on_roster ? NULL : "";
 }
+static const char *team_of(const submission *s)
+{
+    return s->team && s->group ? s->group : NULL;
+}
+static const char *team_alone_of(const submission *s)
+{
+    return s->team && !s->group ? (s->import_name ? s->import_name : "") : NULL;
+}
 
 /* The submissions detail picks, under title, each id cleaned for a
  * terminal; nothing when it picks none. */
@@ -996,7 +1009,7 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         late_points += s->status != SUB_ERROR ? s->late_points : 0;
         missing += s->status == SUB_MISSING;
         not_on_roster += !s->on_roster;
-        if (s->status != SUB_ERROR && s->status != SUB_MISSING) {
+        if (s->status != SUB_ERROR && s->status != SUB_MISSING && !s->team) {
             scores[n++] = s->score;
             sum += s->score;
         }
@@ -1074,16 +1087,21 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
                   "scorecard says so)", group_of_of, w);
     print_list(b, "In a group with more than one submission (--groups): each graded on their "
                   "own", group_several_of, w);
+    print_list(b, "A group's submission (a Moodle team assignment): its members have its "
+                  "score, each in their own row", team_of, w);
+    print_list(b, "A group's submission given to no member (no group of its name in the "
+                  "groups' file): graded, in no LMS file", team_alone_of, w);
     print_list(b, "Missing (on the roster or in a group, no submission; score 0)", missing_of, w);
     print_list(b, "Not on the roster (graded all the same)", off_roster_of, w);
     test_tally tally = tally_tests(b);
     print_most_failed(b, &tally);
-    int look[4];
-    if (count_attention(b, &look[0], &look[1], &look[2], &look[3]) > 0) {
-        static const char *const what[] = {"refused", "not recognised as submissions",
-                                           "on the roster with no submission", "not graded"};
+    int look[LOOK_KINDS];
+    if (count_attention(b, look) > 0) {
+        static const char *const what[LOOK_KINDS] = {
+            "refused", "not recognised as submissions", "on the roster with no submission",
+            "not graded", "group submissions given to no member"};
         printf("\nNeeds your eye (exit status 1):");
-        for (int i = 0, m = 0; i < 4; i++)
+        for (int i = 0, m = 0; i < LOOK_KINDS; i++)
             if (look[i] > 0)
                 printf("%s %d %s", m++ ? "," : "", look[i], what[i]);
         printf("; each is listed above\n");

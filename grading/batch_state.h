@@ -166,6 +166,8 @@ typedef struct submission {
                           none of its own), or NULL */
     int group_several; /* its group has more than one submission: each graded
                           on its own */
+    int team;          /* a Moodle team assignment's group submission ("group-<id>"):
+                          its members have the rows, the LMS files; no student's */
 } submission;
 
 typedef struct skipped_entry {
@@ -183,6 +185,10 @@ typedef struct batch {
     char *download;    /* o->dir without trailing slashes */
     gr_from from;      /* the layout read */
     gr_import import;  /* what was read from a platform's download */
+    const char *groups; /* the groups' file: --groups, or a Moodle team
+                           assignment's --lms-worksheet (NULL: none) */
+    int team;          /* a Moodle team assignment (groups_team): the download's
+                          entries are the groups' */
     char *json_dir;
     char *csv;
     char *lms;         /* the LMS's file, or NULL (o->lms) */
@@ -253,6 +259,11 @@ int grade_all(batch *b, job *jobs);
  * and its group, and one without a submission of their own the groupmate's
  * to be scored on, where the group has exactly one. */
 int apply_groups(batch *b, lab_error *err);
+/* Whether the assignment is a Moodle team assignment: --groups or
+ * --lms-worksheet is its grading worksheet, with a Group column
+ * (mod/assign/gradingtable.php writes one only for team submissions); sets
+ * b->groups and b->team. */
+void groups_team(batch *b);
 /* After grading: each such member's row and scorecard from the groupmate's. */
 void fill_groups(batch *b);
 
@@ -260,9 +271,11 @@ void fill_groups(batch *b);
 int count_refused(const batch *b);
 /* What needs the instructor's eye after a run: entries refused, entries not
  * recognised as submissions (hidden ones and the reports' folder aside),
- * roster students with no submission, submissions not graded (errors).
- * Returns their sum; each count goes where its pointer is not NULL. */
-int count_attention(const batch *b, int *refused, int *unrecognised, int *missing, int *errors);
+ * roster students with no submission, submissions not graded (errors), a
+ * Moodle group's submission given to no member. Returns their sum; each
+ * count goes to look[] (LOOK_KINDS, in that order) where look is not NULL. */
+enum { LOOK_KINDS = 5 };
+int count_attention(const batch *b, int *look);
 int write_gradebook(const batch *b, lab_error *err);
 /* The LMS's file (o->lms). Returns 0; 1, nothing written and why in err,
  * where the platform could not import it (Canvas's anonymous ids, a

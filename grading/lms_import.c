@@ -204,16 +204,26 @@ static int parse_canvas(const char *entry, parsed *p, int anon)
 }
 
 /* Fills p from entry, whose Moodle marker (kind k) starts at at and takes
- * klen bytes; 0 when no "_<digits>" comes before it. */
-static int moodle_at(const char *entry, const char *at, size_t klen, int k, parsed *p)
+ * klen bytes; 0 when no "_<digits>" comes before it. A team submission's
+ * entry (team) is named by its group, <group name>_<group id>, or, for the
+ * default group (students in none), by that group's name alone
+ * (downloader.php, get_student_prefix): its id is "group-<group id>",
+ * "group-0" for the default group, never read as a participant's. */
+static int moodle_at(const char *entry, const char *at, size_t klen, int k, int team,
+                     parsed *p)
 {
     const char *id = at;
     while (id > entry && isdigit((unsigned char)id[-1]))
         id--;
-    if (id == at || id - 1 <= entry || id[-1] != '_')
-        return 0;
-    p->name = gr_asprintf("%.*s", (int)(id - 1 - entry), entry);
-    p->id = gr_asprintf("%.*s", (int)(at - id), id);
+    if (id == at || id - 1 <= entry || id[-1] != '_') {
+        if (!team || at == entry)
+            return 0;
+        p->name = gr_asprintf("%.*s", (int)(at - entry), entry);
+        p->id = gr_asprintf("group-0");
+    } else {
+        p->name = gr_asprintf("%.*s", (int)(id - 1 - entry), entry);
+        p->id = gr_asprintf("%s%.*s", team ? "group-" : "", (int)(at - id), id);
+    }
     p->key = gr_asprintf("%.*s", (int)(at + klen - entry), entry);
     p->file = gr_asprintf("%s", at + klen);
     p->onlinetext = k == 1;
@@ -231,7 +241,7 @@ static int moodle_at(const char *entry, const char *at, size_t klen, int k, pars
  * whose name holds the marker twice, with two ids, is marked ambiguous,
  * never taken as either. Returns 1 when entry fits.
  */
-static int parse_moodle(const char *entry, int folder, parsed *p)
+static int parse_moodle(const char *entry, int folder, int team, parsed *p)
 {
     static const char *const kinds[] = {"_assignsubmission_file", "_assignsubmission_onlinetext"};
     size_t len = strlen(entry);
@@ -244,7 +254,7 @@ static int parse_moodle(const char *entry, int folder, parsed *p)
                     strncmp(entry + len - klen - under, kinds[k], klen) != 0 ||
                     (under && entry[len - 1] != '_'))
                     continue;
-                if (moodle_at(entry, entry + len - klen - under, klen + under, k, p))
+                if (moodle_at(entry, entry + len - klen - under, klen + under, k, team, p))
                     return 1;
             }
             continue;
@@ -254,7 +264,7 @@ static int parse_moodle(const char *entry, int folder, parsed *p)
             if (at[klen] != '_')
                 continue;
             parsed q = {0};
-            if (!moodle_at(entry, at, klen + 1, k, &q))
+            if (!moodle_at(entry, at, klen + 1, k, team, &q))
                 continue;
             if (!found) {
                 *p = q;
@@ -312,7 +322,7 @@ static char *gradescope_root(const char *dir)
 /* How an entry of a platform's download reads: its name parsed as
  * platform from (canvas or moodle); 1 when it fits. Canvas's are files,
  * Moodle's files or folders. */
-static int parse_entry(const char *dir, const char *entry, gr_from from, parsed *p)
+static int parse_entry(const char *dir, const char *entry, gr_from from, int team, parsed *p)
 {
     char *path = gr_asprintf("%s/%s", dir, entry);
     struct stat st;
@@ -320,7 +330,7 @@ static int parse_entry(const char *dir, const char *entry, gr_from from, parsed 
     free(path);
     if (from == GR_FROM_CANVAS)
         return known && S_ISREG(st.st_mode) && parse_canvas(entry, p, 1);
-    return parse_moodle(entry, known && S_ISDIR(st.st_mode), p);
+    return parse_moodle(entry, known && S_ISDIR(st.st_mode), team, p);
 }
 
 gr_from gr_detect_layout(const char *dir)
@@ -340,9 +350,9 @@ gr_from gr_detect_layout(const char *dir)
             continue;
         parsed p = {0};
         n++;
-        moodle += parse_entry(dir, e->d_name, GR_FROM_MOODLE, &p);
+        moodle += parse_entry(dir, e->d_name, GR_FROM_MOODLE, 0, &p);
         free_parsed(&p);
-        canvas += parse_entry(dir, e->d_name, GR_FROM_CANVAS, &p);
+        canvas += parse_entry(dir, e->d_name, GR_FROM_CANVAS, 0, &p);
         free_parsed(&p);
     }
     closedir(d);
@@ -623,7 +633,7 @@ static int by_string(const void *a, const void *b)
  * that imitates the platform's, or an id typed into a name) are refused
  * together, never merged; an entry that cannot be copied costs its student
  * only. */
-static int import_named(importer *im, const char *dir, gr_from from, lab_error *err)
+static int import_named(importer *im, const char *dir, gr_from from, int team, lab_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -647,7 +657,7 @@ static int import_named(importer *im, const char *dir, gr_from from, lab_error *
         exit(2);
     }
     for (int i = 0; i < n; i++)
-        fits[i] = parse_entry(dir, names[i], from, &p[i]);
+        fits[i] = parse_entry(dir, names[i], from, team, &p[i]);
     /* Canvas's download is anonymous or not as a whole: where any entry
      * reads only as a named one, anon_... is a name too ("Anon"). */
     int named = 0;
@@ -890,7 +900,7 @@ static int import_gradescope(importer *im, const char *dir, lab_error *err)
     return rc;
 }
 
-int gr_import_lms(const char *dir, gr_from from, const char *dest, gr_import *out,
+int gr_import_lms(const char *dir, gr_from from, int team, const char *dest, gr_import *out,
                   lab_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -901,7 +911,7 @@ int gr_import_lms(const char *dir, gr_from from, const char *dest, gr_import *ou
         return lab_errorf(err, "%s: cannot create: %s", dest, strerror(errno));
     importer im = {dest, out, 0, 0, 0};
     int rc = from == GR_FROM_GRADESCOPE ? import_gradescope(&im, dir, err)
-                                        : import_named(&im, dir, from, err);
+                                        : import_named(&im, dir, from, team, err);
     if (rc == 0)
         archives_as_archives(&im);
     else

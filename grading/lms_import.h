@@ -92,8 +92,10 @@ typedef struct gr_import {
  * err set: dest cannot be made, dir cannot be read, the Gradescope metadata
  * is missing or unreadable. A student whose files disagree (two ids in one
  * name, two entries for one id) is listed in out's skipped, not graded.
+ * team: a Moodle team assignment's download, whose entries are the groups'
+ * (ids "group-<group id>", named by the group), not the participants'.
  */
-int gr_import_lms(const char *dir, gr_from from, const char *dest, gr_import *out,
+int gr_import_lms(const char *dir, gr_from from, int team, const char *dest, gr_import *out,
                   lab_error *err);
 void gr_import_free(gr_import *in);
 

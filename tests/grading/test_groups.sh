@@ -84,6 +84,119 @@ expect_eq "canvas export: Ann scored on John's, Bob in no group, Carol's other T
     "$(columns "$C.grades/grades.csv" score group | tr '\n' ' ')" \
     "48213:100:Team A (group 501) 48214:100:Team A (group 501) 48215:$(field "$C.grades/grades.csv" 48215 2): 48216:0:Team A (group 502) "
 
+# Moodle's team assignment: its download names each group's entry by the
+# group, <group name>_<group id>_assignsubmission_file ('_' in the name
+# written ' '), the default group's (students in none) by its name alone
+# (mod/assign/classes/downloader.php, get_student_prefix); its grading
+# worksheet has a row per participant and, for a team assignment only, the
+# Group column (gradingtable.php). Participant 42 is in Team_B: group 42's
+# (Team A's) score must not reach them. Team C is in no row: graded, given
+# to no one, and said so.
+M=$TMP/moodle
+for e in "Team A_42" "Default group" "Team C_44"; do
+    mkdir -p "$M/${e}_assignsubmission_file" && cp "$SOL" "$M/${e}_assignsubmission_file/"
+done
+mkdir -p "$M/Team B_43_assignsubmission_file" && cp "$SKEL" "$M/Team B_43_assignsubmission_file/"
+cat >"$TMP/ws.csv" <<'CSV'
+Identifier,"Full name","Email address",Status,Group,Grade,"Maximum Grade","Grade can be changed","Last modified (submission)","Last modified (grade)","Feedback comments"
+"Participant 1000042","Ann Roe",ann@example.org,"Submitted for grading","Team A",,100.00,Yes,"Monday, 2 December 2026, 9:00 AM",-,
+"Participant 42","Bob Coe",bob@example.org,"Submitted for grading",Team_B,,100.00,Yes,"Monday, 2 December 2026, 9:00 AM",-,
+"Participant 1000044","Cy Doe",cy@example.org,"Submitted for grading","Team A",,100.00,Yes,"Monday, 2 December 2026, 9:00 AM",-,"<p>Well organised.</p>"
+"Participant 1000045","Di Eve",di@example.org,"Submitted for grading","Default group",,100.00,Yes,"Monday, 2 December 2026, 9:00 AM",-,
+CSV
+"$GRADER" --batch "$M" lab0 --lms moodle --lms-worksheet "$TMP/ws.csv" >"$TMP/m.out" 2>"$TMP/m.err"
+expect_eq "moodle team: exit status (Team C given to no one)" "$?" 1
+MB=$M.grades/grades.csv
+teamb=$(field "$MB" group-43 2)
+[ -n "$teamb" ] && [ "$teamb" -lt 100 ] && ok || bad "moodle team: Team B (the skeleton) scored '$teamb'"
+expect_eq "moodle team: every participant the group's row, the groups' own rows" \
+    "$(columns "$MB" score status group | tr '\n' ' ')" \
+    "1000042:100:graded:Team A 1000044:100:graded:Team A 1000045:100:graded:Default group 42:$teamb:graded:Team_B group-0:100:graded:Default group group-42:100:graded:Team A group-43:$teamb:graded:Team_B group-44:100:graded: "
+expect_match "moodle team: the worksheet taken as the groups" "$(cat "$TMP/m.err")" \
+    "ws\.csv: a team assignment's worksheet \(its Group column\)"
+expect_match "moodle team: Team C said" "$(cat "$TMP/m.err")" \
+    "Team C \(group-44\): no group of that name in the groups' file"
+expect_match "moodle team: the summary lists the groups' submissions" "$(cat "$TMP/m.out")" \
+    "A group's submission \(a Moodle team assignment\).*
+  group-0 +Default group
+  group-42 +Team A
+  group-43 +Team_B"
+expect_match "moodle team: and the one given to no one" "$(cat "$TMP/m.out")" \
+    "given to no member.*
+  group-44 +Team C"
+expect_match "moodle team: needs your eye" "$(cat "$TMP/m.out")" \
+    "Needs your eye.* 1 group submissions given to no member"
+# The worksheet, as Moodle's import reads it (importgradeslib.php: the
+# number after "Participant ", the Grade column): each participant the
+# group's grade, participant 42 Team_B's; no group's row; a teacher's
+# comment kept.
+W=$M.grades/lms-moodle.csv
+expect_eq "moodle team: the worksheet's grades" \
+    "$(for p in "Participant 1000042" "Participant 42" "Participant 1000044" "Participant 1000045"; do csv_cell "$W" "$p" 6; done | tr '\n' ' ')" \
+    "100 $teamb 100 100 "
+expect_eq "moodle team: no row for a group" "$(csv "$W" | grep -c 'group-')" 0
+expect_match "moodle team: Cy's comment kept" "$(csv_cell "$W" "Participant 1000044" 11)" \
+    "^<p>Well organised.</p><br>"
+expect_eq "moodle team: Ann's scorecard is Team A's" "$(sed -n 1p "$M.grades/1000042.txt")" \
+    "Group Team A: scored on group-42's submission, the group's."
+expect_eq "moodle team: the feedback zip, by participant (feedback/file's upload)" \
+    "$(bsdtar -tf "$M.grades/feedback-moodle.zip" | sort | tr '\n' ' ')" \
+    "Ann Roe_1000042_assignfeedback_file_lab0-scorecard.txt Bob Coe_42_assignfeedback_file_lab0-scorecard.txt Cy Doe_1000044_assignfeedback_file_lab0-scorecard.txt Di Eve_1000045_assignfeedback_file_lab0-scorecard.txt "
+# --groups names the worksheet itself: the same rows.
+rm -rf "$M.grades"
+"$GRADER" --batch "$M" lab0 --groups "$TMP/ws.csv" >"$TMP/m2.out" 2>&1
+expect_eq "moodle team, --groups: the same rows" "$(columns "$MB" score group | tr '\n' ' ')" \
+    "1000042:100:Team A 1000044:100:Team A 1000045:100:Default group 42:$teamb:Team_B group-0:100:Default group group-42:100:Team A group-43:$teamb:Team_B group-44:100: "
+
+# Moodle's groups overview (group/overview.php's download: Grouping, Group,
+# First name, Last name, then the site's identity fields, a group once for
+# each grouping it is in, a group without members on a row of its own, the
+# students in none under "No group") names students, not participants:
+# each is found in the assignment's worksheet, by email address (any case),
+# else by full name. An assignment of one submission each, where Ann handed
+# in her group's work.
+O=$TMP/overview
+mkdir -p "$O/Ann Roe_1000042_assignsubmission_file" "$O/Di Eve_1000045_assignsubmission_file"
+cp "$SOL" "$O/Ann Roe_1000042_assignsubmission_file/"
+cp "$SKEL" "$O/Di Eve_1000045_assignsubmission_file/"
+cat >"$TMP/ov.csv" <<'CSV'
+Grouping,Group,"First name","Last name","Email address"
+"Lab teams","Team A",Ann,Roe,ann@example.org
+"Lab teams","Team A",Cy,Doe,CY@example.org
+"Project","Team A",Ann,Roe,ann@example.org
+"Lab teams","Team Empty",,,
+"Not in a group","No group",Di,Eve,di@example.org
+CSV
+cat >"$TMP/ws2.csv" <<'CSV'
+Identifier,"Full name","Email address",Status,Grade,"Maximum Grade","Grade can be changed","Last modified (submission)","Last modified (grade)","Feedback comments"
+"Participant 1000042","Ann Roe",ann@example.org,"Submitted for grading",,100.00,Yes,-,-,
+"Participant 1000044","Cy Doe",cy@example.org,"No submission",,100.00,Yes,-,-,
+"Participant 1000045","Di Eve",di@example.org,"Submitted for grading",,100.00,Yes,-,-,
+CSV
+"$GRADER" --batch "$O" lab0 --groups "$TMP/ov.csv" --lms moodle --lms-worksheet "$TMP/ws2.csv" \
+    >"$TMP/o.out" 2>&1
+expect_eq "moodle overview: exit status" "$?" 0
+OB=$O.grades/grades.csv
+di=$(field "$OB" 1000045 2)
+expect_eq "moodle overview: Cy scored on Ann's, Di in no group" \
+    "$(columns "$OB" score group | tr '\n' ' ')" "1000042:100:Team A 1000044:100:Team A 1000045:$di: "
+expect_eq "moodle overview: the worksheet's grades" \
+    "$(for p in 1000042 1000044 1000045; do csv_cell "$O.grades/lms-moodle.csv" "Participant $p" 5; done | tr '\n' ' ')" \
+    "100 100 $di "
+"$GRADER" --batch "$O" lab0 --groups "$TMP/ov.csv" >"$TMP/o2.out" 2>&1
+expect_eq "moodle overview without the worksheet: exit status" "$?" 2
+expect_match "moodle overview without the worksheet: says what to give" "$(cat "$TMP/o2.out")" \
+    "names students, not the participants.*give the assignment's grading worksheet too \(--lms-worksheet\)"
+# By name where the overview has no email address: two Ann Roes are
+# refused with both numbers, never guessed.
+cut -d, -f1-4 "$TMP/ov.csv" >"$TMP/ov-names.csv"
+sed 's/^"Participant 1000045","Di Eve"/"Participant 1000045","Ann Roe"/' "$TMP/ws2.csv" >"$TMP/ws3.csv"
+"$GRADER" --batch "$O" lab0 --groups "$TMP/ov-names.csv" --lms moodle --lms-worksheet \
+    "$TMP/ws3.csv" >"$TMP/o3.out" 2>&1
+expect_eq "moodle overview, two of one name: exit status" "$?" 2
+expect_match "moodle overview, two of one name: refused with both" "$(cat "$TMP/o3.out")" \
+    "ov-names\.csv:2: Ann Roe is participants 1000042, 1000045 of the worksheet: which\?"
+
 # Refused, with the file and the line.
 printf 'id,team\nalice,G1\n' >"$TMP/nogroup.csv"
 "$GRADER" --batch "$S" lab0 --groups "$TMP/nogroup.csv" >"$TMP/ng.out" 2>&1
