@@ -254,7 +254,12 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.groups = a->groups;
     b.nonly = a->nonly;
     if (a->lms && strcmp(a->lms, "canvas") != 0 && strcmp(a->lms, "moodle") != 0) {
-        fprintf(stderr, "grader: --lms %s: canvas or moodle\n", a->lms);
+        fprintf(stderr, "grader: --lms %s: canvas or moodle%s\n", a->lms,
+                strcmp(a->lms, "gradescope") == 0
+                    ? " (Gradescope has no score import: its autograder zip grades each upload "
+                      "on Gradescope itself, into its own grade book; INSTRUCTORS.md, "
+                      "\"Gradescope\")"
+                    : "");
         return 2;
     }
     b.lms = a->lms;

@@ -85,5 +85,13 @@ grade link
 expect_eq "a link: score" "$(jq -r .score "$TMP/link.json")" 0
 expect_match "a link: refused" "$(jq -r '.output' "$TMP/link.json")" "lab0\\.c in your submission is a link"
 
+# A batch cannot write a Gradescope upload: Gradescope has no score
+# import; the grader says where its grades come from instead.
+mkdir -p "$TMP/class/alice" && cp labs/lab0/lab0.c "$TMP/class/alice/"
+"${GRADER:-$B/bin/grader}" --batch "$TMP/class" lab0 --lms gradescope >"$TMP/lms.out" 2>&1
+expect_eq "--lms gradescope: exit status" "$?" 2
+expect_match "--lms gradescope: says why" "$(cat "$TMP/lms.out")" \
+    "Gradescope has no score import: its autograder zip grades each upload on Gradescope"
+
 echo "test_gradescope: $passed passed, $failed failed"
 [ "$failed" = 0 ]
