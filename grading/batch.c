@@ -133,6 +133,19 @@ static int read_download(batch *b, lab_error *err)
     }
     free(b->dir);
     b->dir = class;
+    /* A team assignment's download read as participants' would give group
+     * 42's score to participant 42. */
+    for (int i = 0; b->from == GR_FROM_MOODLE && !b->team && i < b->import.nskipped; i++)
+        if (gr_moodle_default_group(b->import.skipped[i])) {
+            char *shown = gr_clean_line(b->import.skipped[i]);
+            lab_errorf(err, "%s: %s is a Moodle team assignment's default group's entry: its "
+                            "download names the groups, not the participants; give the "
+                            "assignment's grading worksheet (--lms-worksheet FILE, or --groups "
+                            "FILE), whose Group column says who is in which group",
+                       b->download, shown);
+            free(shown);
+            return -1;
+        }
     fprintf(stderr, "grader: %s: %s's download (%s): %d student%s%s\n", b->download,
             gr_from_name(b->from, 1),
             b->o->from == GR_FROM_AUTO ? "recognised; --from plain reads it as folders"

@@ -97,6 +97,20 @@ static char ***read_rows(const char *text, int *nrows, int **ncells, int **lines
     return rows;
 }
 
+static int column_named(char **cells, int n, const char *name);
+
+/* Moodle's grading worksheet's Group column, which it has only for a team
+ * assignment: right after Status (gradingtable.php: 'status', then 'team',
+ * get_string('submissionteam') = "Group"; the identity fields come before
+ * Status, and one of them may be called Group too); -1 when none. */
+static int team_column(char **cells, int n)
+{
+    int status = column_named(cells, n, "status");
+    if (status < 0 || status + 1 >= n)
+        return -1;
+    return column_named(cells + status + 1, 1, "group") == 0 ? status + 1 : -1;
+}
+
 static void free_rows(char ***rows, int nrows, int *ncells, int *lines)
 {
     for (int r = 0; r < nrows; r++) {
@@ -198,7 +212,15 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
     /* The id column: of those the header names, the one whose values are
      * the most submissions' ids. */
     int icol = -1, best = -1, identifier = 0;
-    for (int k = 0; nrows > 0 && id_columns[k]; k++) {
+    /* Moodle's grading worksheet: the Identifier is the id, whatever other
+     * columns the site's identity fields add, and the Group is the column
+     * right after Status (team_column). */
+    int wcol = nrows > 0 ? column_named(rows[0], ncells[0], "identifier") : -1;
+    if (wcol >= 0) {
+        icol = wcol, identifier = 1;
+        gcol = team_column(rows[0], ncells[0]);
+    }
+    for (int k = 0; wcol < 0 && nrows > 0 && id_columns[k]; k++) {
         int c = column_named(rows[0], ncells[0], id_columns[k]), hits = 0;
         int is_identifier = strcmp(id_columns[k], "identifier") == 0;
         for (int r = 1; c >= 0 && r < nrows; r++) {
@@ -273,7 +295,39 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
              * assignment's grouping only, which leaves them out). */
             if ((!*first && !*last) || strcmp(group, "No group") == 0)
                 continue;
+            /* One of the students in no group with this row's email or
+             * name: two people the grader cannot tell apart (one could
+             * have taken a group member's name to take the group's score). */
+            int twin = 0;
+            for (int q = 1; q < nrows && !twin; q++) {
+                if (gcol >= ncells[q] || strcmp(rows[q][gcol], "No group") != 0)
+                    continue;
+                const char *qe = ecol >= 0 && ecol < ncells[q] ? rows[q][ecol] : "";
+                const char *qf = fcol < ncells[q] ? rows[q][fcol] : "";
+                const char *ql = lcol < ncells[q] ? rows[q][lcol] : "";
+                twin = (*email && w.email >= 0) ? strcasecmp(qe, email) == 0
+                                                : strcmp(qf, first) == 0 && strcmp(ql, last) == 0;
+            }
+            if (twin) {
+                char *shown = gr_clean_line(*email && w.email >= 0 ? email : first);
+                rc = lab_errorf(err, "--groups %s:%d: %s%s%s is in group %s and among the students "
+                                     "in no group: two people the grader cannot tell apart "
+                                     "(the site's email address in both files does)", path,
+                                lines[r], shown, *email && w.email >= 0 ? "" : " ",
+                                *email && w.email >= 0 ? "" : last, group);
+                free(shown);
+                break;
+            }
             id = participant_of(&w, first, last, email, &why);
+            if (!id && why && strncmp(why, "no participant", 14) == 0) {
+                /* Not of the assignment (a tutor in the group, a student
+                 * who left): said, not an error. */
+                char *shown = gr_clean_line(why);
+                fprintf(stderr, "grader: --groups %s:%d: left out: %s\n", path, lines[r], shown);
+                free(shown);
+                free(why);
+                continue;
+            }
             if (!id) {
                 char *shown = gr_clean_line(why);
                 rc = lab_errorf(err, "--groups %s:%d: %s", path, lines[r], shown);
@@ -312,7 +366,7 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
         }
         g = grow(g, n, &cap, sizeof *g);
         const char *name = ncol >= 0 && ncol < ncells[r] && *rows[r][ncol] ? rows[r][ncol] : NULL;
-        char *full = overview ? gr_asprintf("%s %s", rows[r][fcol],
+        char *full = overview ? gr_asprintf("%s %s", fcol < ncells[r] ? rows[r][fcol] : "",
                                             lcol < ncells[r] ? rows[r][lcol] : "")
                               : NULL;
         g[n] = (group_entry){id, id_key(id), label,
@@ -363,9 +417,8 @@ static int by_sub_id(const void *x, const void *y)
 }
 
 /* Whether path's first row has Moodle's grading worksheet's Identifier and
- * the Group column it has only for a team assignment (gradingtable.php:
- * 'team', get_string('submissionteam') = "Group"); 0 when it cannot be read
- * (its reader says why later). */
+ * the Group column it has only for a team assignment (team_column); 0 when
+ * it cannot be read (its reader says why later). */
 static int team_sheet(const char *path)
 {
     lab_error err;
@@ -376,7 +429,7 @@ static int team_sheet(const char *path)
     char ***rows = read_rows(text, &nrows, &ncells, &lines);
     free(text);
     int yes = nrows > 0 && column_named(rows[0], ncells[0], "identifier") >= 0 &&
-              column_named(rows[0], ncells[0], "group") >= 0;
+              team_column(rows[0], ncells[0]) >= 0;
     free_rows(rows, nrows, ncells, lines);
     return yes;
 }

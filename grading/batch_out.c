@@ -1089,8 +1089,9 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
                   "own", group_several_of, w);
     print_list(b, "A group's submission (a Moodle team assignment): its members have its "
                   "score, each in their own row", team_of, w);
-    print_list(b, "A group's submission given to no member (no group of its name in the "
-                  "groups' file): graded, in no LMS file", team_alone_of, w);
+    print_list(b, "A group's submission given to no member (the groups' file has no group "
+                  "of its name, or more than one: the run said which): graded, in no LMS file",
+               team_alone_of, w);
     print_list(b, "Missing (on the roster or in a group, no submission; score 0)", missing_of, w);
     print_list(b, "Not on the roster (graded all the same)", off_roster_of, w);
     test_tally tally = tally_tests(b);

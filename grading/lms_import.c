@@ -281,6 +281,15 @@ static int parse_moodle(const char *entry, int folder, int team, parsed *p)
     return 0;
 }
 
+int gr_moodle_default_group(const char *entry)
+{
+    parsed p = {0};
+    int folder = strchr(entry, '/') == NULL && strstr(entry, "_assignsubmission_file_") == NULL;
+    int yes = parse_moodle(entry, folder, 1, &p) && p.id && strcmp(p.id, "group-0") == 0;
+    free_parsed(&p);
+    return yes;
+}
+
 /* The folder of dir that holds the Gradescope metadata: dir itself, or its
  * only folder (assignment_<n>_export/); NULL when neither does. */
 static char *gradescope_root(const char *dir)

@@ -98,5 +98,10 @@ typedef struct gr_import {
 int gr_import_lms(const char *dir, gr_from from, int team, const char *dest, gr_import *out,
                   lab_error *err);
 void gr_import_free(gr_import *in);
+/* Whether entry is a Moodle team assignment's default group's (students in
+ * no group): named by the group alone, "Default group_assignsubmission_file"
+ * in English, with no number; no entry of a download of one submission each
+ * is so named. */
+int gr_moodle_default_group(const char *entry);
 
 #endif

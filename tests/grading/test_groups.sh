@@ -142,6 +142,24 @@ expect_eq "moodle team: Ann's scorecard is Team A's" "$(sed -n 1p "$M.grades/100
 expect_eq "moodle team: the feedback zip, by participant (feedback/file's upload)" \
     "$(bsdtar -tf "$M.grades/feedback-moodle.zip" | sort | tr '\n' ' ')" \
     "Ann Roe_1000042_assignfeedback_file_lab0-scorecard.txt Bob Coe_42_assignfeedback_file_lab0-scorecard.txt Cy Doe_1000044_assignfeedback_file_lab0-scorecard.txt Di Eve_1000045_assignfeedback_file_lab0-scorecard.txt "
+# Read as participants', the download would give group 42's score to
+# participant 42: without the worksheet the run stops before grading,
+# seeing the default group's entry (no download of one submission each has
+# an entry without a number).
+"$GRADER" --batch "$M" lab0 --lms moodle >"$TMP/m0.out" 2>&1
+expect_eq "moodle team without the worksheet: exit status" "$?" 2
+expect_match "moodle team without the worksheet: says what to give" "$(cat "$TMP/m0.out")" \
+    "Default group_assignsubmission_file is a Moodle team assignment's default group's entry.*give the assignment's grading worksheet"
+# The site's identity fields come before Status: one called Student is not
+# the id (the Identifier is), one called Group is not the team's (the one
+# right after Status is).
+sed -e '1s/^Identifier,"Full name",/Identifier,"Full name",Student,Group,/' \
+    -e '2,$s/^\("Participant [0-9]*","[^"]*",\)/\1555,"Team A",/' "$TMP/ws.csv" >"$TMP/ws-id.csv"
+rm -rf "$M.grades"
+"$GRADER" --batch "$M" lab0 --lms moodle --lms-worksheet "$TMP/ws-id.csv" >"$TMP/m3.out" 2>&1
+expect_eq "moodle team, identity fields Student and Group: the same rows" \
+    "$(columns "$MB" score | tr '\n' ' ')" \
+    "1000042:100 1000044:100 1000045:100 42:$teamb group-0:100 group-42:100 group-43:$teamb group-44:100 "
 # --groups names the worksheet itself: the same rows.
 rm -rf "$M.grades"
 "$GRADER" --batch "$M" lab0 --groups "$TMP/ws.csv" >"$TMP/m2.out" 2>&1
@@ -187,6 +205,24 @@ expect_eq "moodle overview: the worksheet's grades" \
 expect_eq "moodle overview without the worksheet: exit status" "$?" 2
 expect_match "moodle overview without the worksheet: says what to give" "$(cat "$TMP/o2.out")" \
     "names students, not the participants.*give the assignment's grading worksheet too \(--lms-worksheet\)"
+# A member the worksheet lacks (a tutor in the group) is left out and said;
+# a student in no group who takes a member's name is refused, never given
+# the group's score.
+printf '"Lab teams","Team A",Tim,Teach,tim@example.org\n' >>"$TMP/ov.csv"
+"$GRADER" --batch "$O" lab0 --groups "$TMP/ov.csv" --lms moodle --lms-worksheet "$TMP/ws2.csv" \
+    >"$TMP/o4.out" 2>&1
+expect_eq "moodle overview, a tutor in the group: exit status" "$?" 0
+expect_match "moodle overview, a tutor in the group: left out, said" "$(cat "$TMP/o4.out")" \
+    "ov\.csv:7: left out: no participant of the worksheet has the email address tim@example.org"
+printf 'Grouping,Group,"First name","Last name"\n"Lab teams","Team A",Ann,Roe\n"Lab teams","Team A",Tim,Teach\n"Not in a group","No group",Tim,Teach\n' \
+    >"$TMP/ov-twin.csv"
+printf '"Participant 1000099","Tim Teach",tim@example.org,"No submission",,100.00,Yes,-,-,\n' |
+    cat "$TMP/ws2.csv" - >"$TMP/ws-twin.csv"
+"$GRADER" --batch "$O" lab0 --groups "$TMP/ov-twin.csv" --lms moodle --lms-worksheet \
+    "$TMP/ws-twin.csv" >"$TMP/o5.out" 2>&1
+expect_eq "moodle overview, a name in a group and in none: exit status" "$?" 2
+expect_match "moodle overview, a name in a group and in none: refused" "$(cat "$TMP/o5.out")" \
+    "ov-twin\.csv:3: Tim Teach is in group Team A and among the students in no group"
 # By name where the overview has no email address: two Ann Roes are
 # refused with both numbers, never guessed.
 cut -d, -f1-4 "$TMP/ov.csv" >"$TMP/ov-names.csv"
