@@ -4,8 +4,10 @@
 # group with one submission, one with none, one with two, a student in no
 # group) and Canvas's export of a group set (its columns as
 # GroupCategoriesController#export_headers writes them); the scorecard of
-# a member scored on a groupmate's; a resumed run; a file that names no
-# group column, and a student in two groups, refused with the line.
+# a member scored on a groupmate's; a resumed run; Moodle's team assignment
+# (its download names the groups, its worksheet who is in which) and its
+# groups overview (found through the worksheet); a file that names no group
+# column, and a student in two groups, refused with the line.
 #
 #   GRADER=build/bin/grader sh tests/grading/test_groups.sh
 # Run from the top of the course. Exit status 0 when every check passes.
