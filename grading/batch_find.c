@@ -463,6 +463,29 @@ char *read_csv_file(const char *option, const char *path, lab_error *err)
     return text;
 }
 
+int php_csv_ambiguous(const char *text)
+{
+    const char *at = strstr(text, "\\\"");
+    if (!at)
+        return 0;
+    int line = 1;
+    for (const char *p = text; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+int moodle_csv_refused(const char *option, const char *path, const char *text, lab_error *err)
+{
+    int line = php_csv_ambiguous(text);
+    if (line == 0)
+        return 0;
+    return lab_errorf(err, "%s %s:%d: a backslash before a double quote, which Moodle reads "
+                           "as keeping the quote in the cell (PHP's fgetcsv and fputcsv, whose "
+                           "escape is the backslash) and the grader as ending it (RFC 4180): "
+                           "where its cells end is not certain. Change that text in Moodle (a "
+                           "name, a comment) and download the file again", option, path, line);
+}
+
 static int read_roster(const char *path, roster_entry **out, lab_error *err)
 {
     char *text = read_csv_file("--roster", path, err);

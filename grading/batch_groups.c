@@ -200,6 +200,7 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
         return -1;
     int nrows, *ncells, *lines, rc = 0, n = 0, cap = 0;
     char ***rows = read_rows(text, &nrows, &ncells, &lines);
+    int php_line = php_csv_ambiguous(text);
     free(text);
     group_entry *g = NULL;
     int gcol = nrows > 0 ? column_named(rows[0], ncells[0], "group") : -1;
@@ -256,6 +257,10 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
                              "is found", path);
     } else if (overview) {
         char *sheet = read_csv_file("--lms-worksheet", b->o->lms_worksheet, err);
+        if (sheet && moodle_csv_refused("--lms-worksheet", b->o->lms_worksheet, sheet, err) != 0) {
+            free(sheet);
+            sheet = NULL;
+        }
         if (!sheet) {
             rc = -1;
         } else {
@@ -273,6 +278,13 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
             w.email = -1; /* by name: the overview has no email address */
     }
     int ecol = overview ? column_named(rows[0], ncells[0], "email address") : -1;
+    if (rc == 0 && php_line > 0 && (wcol >= 0 || overview)) {
+        rc = lab_errorf(err, "--groups %s:%d: a backslash before a double quote, which Moodle "
+                             "reads as keeping the quote in the cell (PHP's fgetcsv and fputcsv) "
+                             "and the grader as ending it (RFC 4180): where its cells end is not "
+                             "certain. Change that text in Moodle and download the file again",
+                        path, php_line);
+    }
     if (rc == 0 && (gcol < 0 || (icol < 0 && !overview)))
         rc = lab_errorf(err, "--groups %s: its first row names no %s column (a plain list "
                              "has the header id,group; Canvas's export of a group set has "
@@ -465,14 +477,15 @@ static char *download_name(const char *name)
 /* A Moodle team assignment: each group's submission ("group-<id>", named by
  * the group) joins the entries of the group whose name is the one its
  * download gives; one whose group no row names is said so. */
-static int add_team_entries(batch *b, group_entry **g, int n)
+static int add_team_entries(batch *b, group_entry **g, int n, lab_error *err)
 {
-    int cap = n;
+    int cap = n, entries = 0, matched = 0, first = n;
     for (int k = 0; k < b->nsubs; k++) {
         submission *s = &b->subs[k];
         if (b->from != GR_FROM_MOODLE || !s->key || strncmp(s->id, "group-", 6) != 0)
             continue;
         s->team = 1;
+        entries++;
         char *want = download_name(s->import_name ? s->import_name : "");
         const char *label = NULL;
         int other = 0;
@@ -494,10 +507,23 @@ static int add_team_entries(batch *b, group_entry **g, int n)
         free(shown);
         if (!label || other)
             continue;
+        matched++;
         *g = grow(*g, n, &cap, sizeof **g);
         (*g)[n] = (group_entry){gr_asprintf("%s", s->id), gr_asprintf("%s", s->key),
                                 gr_asprintf("%s", label), NULL, 0};
         n++;
+    }
+    /* Mostly names no group has: a download of one submission each, read
+     * as a team assignment's, would give a student named as a group that
+     * group's score. */
+    if (2 * matched < entries) {
+        for (int i = first; i < n; i++)
+            free((*g)[i].id), free((*g)[i].key), free((*g)[i].group), free((*g)[i].name);
+        return lab_errorf(err, "%s: of its %d entries only %d name%s a group of %s: is it the "
+                               "team assignment's download? Download and worksheet must be the "
+                               "same assignment's (a team assignment's entries are named by "
+                               "their groups)", b->download, entries, matched,
+                          matched == 1 ? "s" : "", b->groups);
     }
     return n;
 }
@@ -510,8 +536,14 @@ int apply_groups(batch *b, lab_error *err)
     int n = read_groups(b, b->groups, &g, err);
     if (n < 0)
         return -1;
-    if (b->team)
-        n = add_team_entries(b, &g, n);
+    if (b->team) {
+        int m = add_team_entries(b, &g, n, err);
+        if (m < 0) {
+            free_entries(g, n);
+            return -1;
+        }
+        n = m;
+    }
     /* Every member gets a row, "missing" until filled (not in a shard: its
      * merge adds them). */
     int cap = b->nsubs;

@@ -256,6 +256,10 @@ static int read_sheet(const char *path, sheet *t, lab_error *err)
     char *text = read_csv_file("--lms-worksheet", path, err);
     if (!text)
         return -1;
+    if (moodle_csv_refused("--lms-worksheet", path, text, err) != 0) {
+        free(text);
+        return -1;
+    }
     int line = 1;
     for (const char *p = text; *p;) {
         int end = 0, n = 0, cap = 0;
@@ -378,6 +382,7 @@ static int write_worksheet(const batch *b, lab_error *err)
     int col[WS_ROLES], rc = 0;
     if (read_sheet(path, &t, err) != 0) {
         free_sheet(&t);
+        unlink(b->lms); /* an earlier run's, which would look current */
         return 1;
     }
     int cols = t.n[0];

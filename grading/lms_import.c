@@ -651,8 +651,21 @@ static int import_named(importer *im, const char *dir, gr_from from, int team, l
     int n = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || is_hidden(e->d_name))
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
+        /* A hidden entry (.DS_Store, __MACOSX, macOS's ._ companions) is
+         * no one's, unless it is named as the platform names a submission:
+         * a student's display name may begin with a dot (Moodle's
+         * clean_filename keeps it). */
+        if (is_hidden(e->d_name)) {
+            if (strncmp(e->d_name, "._", 2) == 0)
+                continue;
+            parsed q = {0};
+            int fits = parse_entry(dir, e->d_name, from, team, &q);
+            free_parsed(&q);
+            if (!fits)
+                continue;
+        }
         names = grow(names, n, &cap, sizeof *names);
         names[n++] = gr_asprintf("%s", e->d_name);
     }

@@ -162,6 +162,36 @@ rm -rf "$M.grades"
 expect_eq "moodle team, identity fields Student and Group: the same rows" \
     "$(columns "$MB" score | tr '\n' ' ')" \
     "1000042:100 1000044:100 1000045:100 42:$teamb group-0:100 group-42:100 group-43:$teamb group-44:100 "
+# Moodle reads and writes its CSV as PHP does (escape '\'): a name with a
+# backslash before a quote is read two ways, and could move cells (a grade
+# into another's row): refused, with the line, before anything is graded.
+{ cat "$TMP/ws.csv"; printf '%s\n' '"Participant 1000046","M,X\",Team A,,100,z\","",x,"No submission",Team_B,,100.00,Yes,-,-,'; } >"$TMP/ws-bs.csv"
+"$GRADER" --batch "$M" lab0 --lms moodle --lms-worksheet "$TMP/ws-bs.csv" >"$TMP/m4.out" 2>&1
+expect_eq "moodle team, a backslash before a quote: exit status" "$?" 2
+expect_match "moodle team, a backslash before a quote: refused with the line" "$(cat "$TMP/m4.out")" \
+    "ws-bs\.csv:6: a backslash before a double quote"
+# A download of one submission each with a team assignment's worksheet (the
+# wrong assignment's): a student named as a group would get its score.
+I=$TMP/individual
+mkdir -p "$I/Team A_1000099_assignsubmission_file" "$I/Ann Roe_1000042_assignsubmission_file" \
+    "$I/Cy Doe_1000044_assignsubmission_file"
+for d in "$I"/*; do cp "$SKEL" "$d/"; done
+cp "$SOL" "$I/Team A_1000099_assignsubmission_file/"
+"$GRADER" --batch "$I" lab0 --lms moodle --lms-worksheet "$TMP/ws.csv" >"$TMP/m5.out" 2>&1
+expect_eq "a team worksheet with another download: exit status" "$?" 2
+expect_match "a team worksheet with another download: refused" "$(cat "$TMP/m5.out")" \
+    "of its 3 entries only 1 names a group of .*ws\.csv: is it the team assignment's download"
+# A display name that begins with a dot (Moodle's clean_filename keeps it)
+# is a student's, graded; macOS's ._ companions are not.
+D=$TMP/dot
+mkdir -p "$D/.Dot Com_1000046_assignsubmission_file" "$D/Ann Roe_1000042_assignsubmission_file"
+cp "$SOL" "$D/.Dot Com_1000046_assignsubmission_file/"
+cp "$SOL" "$D/Ann Roe_1000042_assignsubmission_file/"
+: >"$D/._Ann Roe_1000042_assignsubmission_file_"
+"$GRADER" --batch "$D" lab0 >"$TMP/d.out" 2>&1
+expect_eq "a name with a leading dot: exit status" "$?" 0
+expect_eq "a name with a leading dot: graded" "$(columns "$D.grades/grades.csv" score | tr '\n' ' ')" \
+    "1000042:100 1000046:100 "
 # --groups names the worksheet itself: the same rows.
 rm -rf "$M.grades"
 "$GRADER" --batch "$M" lab0 --groups "$TMP/ws.csv" >"$TMP/m2.out" 2>&1
@@ -207,6 +237,14 @@ expect_eq "moodle overview: the worksheet's grades" \
 expect_eq "moodle overview without the worksheet: exit status" "$?" 2
 expect_match "moodle overview without the worksheet: says what to give" "$(cat "$TMP/o2.out")" \
     "names students, not the participants.*give the assignment's grading worksheet too \(--lms-worksheet\)"
+# The worksheet of an assignment of one submission each, read to be
+# filled in: a backslash before a quote refuses it too (nothing written).
+{ cat "$TMP/ws2.csv"; printf '%s\n' '"Participant 1000047","Q\",x",q@example.org,"No submission",,100.00,Yes,-,-,'; } >"$TMP/ws2-bs.csv"
+"$GRADER" --batch "$O" lab0 --lms moodle --lms-worksheet "$TMP/ws2-bs.csv" >"$TMP/o6.out" 2>&1
+expect_eq "moodle worksheet, a backslash before a quote: exit status" "$?" 1
+expect_match "moodle worksheet, a backslash before a quote: not written, why" "$(cat "$TMP/o6.out")" \
+    "For LMS: +not written: --lms-worksheet .*ws2-bs\.csv:5: a backslash before a double quote"
+[ ! -e "$O.grades/lms-moodle.csv" ] && ok || bad "moodle worksheet, a backslash before a quote: a file was written"
 # A member the worksheet lacks (a tutor in the group) is left out and said;
 # a student in no group who takes a member's name is refused, never given
 # the group's score.
