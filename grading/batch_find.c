@@ -463,7 +463,8 @@ char *read_csv_file(const char *option, const char *path, lab_error *err)
     return text;
 }
 
-int php_csv_ambiguous(const char *text)
+/* The line of text's first backslash before a double quote, or 0. */
+static int php_csv_ambiguous(const char *text)
 {
     const char *at = strstr(text, "\\\"");
     if (!at)

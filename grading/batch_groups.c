@@ -40,10 +40,8 @@ typedef struct group_entry {
     int line;
 } group_entry;
 
-/* "identifier" is Moodle's grading worksheet's, "Participant 123456": its
- * number is the id (id_in). */
 static const char *const id_columns[] = {"id", "student", "canvas_user_id", "login_id",
-                                         "user_id", "identifier", NULL};
+                                         "user_id", NULL};
 
 static void free_entries(group_entry *g, int n)
 {
@@ -200,8 +198,6 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
         return -1;
     int nrows, *ncells, *lines, rc = 0, n = 0, cap = 0;
     char ***rows = read_rows(text, &nrows, &ncells, &lines);
-    int php_line = php_csv_ambiguous(text);
-    free(text);
     group_entry *g = NULL;
     int gcol = nrows > 0 ? column_named(rows[0], ncells[0], "group") : -1;
     if (gcol < 0 && nrows > 0)
@@ -223,23 +219,19 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
     }
     for (int k = 0; wcol < 0 && nrows > 0 && id_columns[k]; k++) {
         int c = column_named(rows[0], ncells[0], id_columns[k]), hits = 0;
-        int is_identifier = strcmp(id_columns[k], "identifier") == 0;
         for (int r = 1; c >= 0 && r < nrows; r++) {
-            char *id = c < ncells[r] ? id_in(rows[r][c], is_identifier) : NULL;
-            char *why = id ? id_refusal(id) : NULL;
-            if (!id || why) {
+            char *why = c < ncells[r] ? id_refusal(rows[r][c]) : NULL;
+            if (c >= ncells[r] || why) {
                 free(why);
-                free(id);
                 continue;
             }
-            char *key = id_key(id);
+            char *key = id_key(rows[r][c]);
             for (int s = 0; s < b->nsubs; s++)
                 hits += b->subs[s].key && strcmp(b->subs[s].key, key) == 0;
             free(key);
-            free(id);
         }
         if (c >= 0 && hits > best)
-            icol = c, best = hits, identifier = is_identifier;
+            icol = c, best = hits;
     }
     /* Moodle's worksheet names each participant (Full name). */
     int ncol = nrows > 0 ? column_named(rows[0], ncells[0], "full name") : -1;
@@ -278,13 +270,10 @@ static int read_groups(const batch *b, const char *path, group_entry **out, lab_
             w.email = -1; /* by name: the overview has no email address */
     }
     int ecol = overview ? column_named(rows[0], ncells[0], "email address") : -1;
-    if (rc == 0 && php_line > 0 && (wcol >= 0 || overview)) {
-        rc = lab_errorf(err, "--groups %s:%d: a backslash before a double quote, which Moodle "
-                             "reads as keeping the quote in the cell (PHP's fgetcsv and fputcsv) "
-                             "and the grader as ending it (RFC 4180): where its cells end is not "
-                             "certain. Change that text in Moodle and download the file again",
-                        path, php_line);
-    }
+    /* A file of Moodle's is PHP's CSV (moodle_csv_refused). */
+    if (rc == 0 && (wcol >= 0 || overview))
+        rc = moodle_csv_refused("--groups", path, text, err);
+    free(text);
     if (rc == 0 && (gcol < 0 || (icol < 0 && !overview)))
         rc = lab_errorf(err, "--groups %s: its first row names no %s column (a plain list "
                              "has the header id,group; Canvas's export of a group set has "

@@ -235,10 +235,8 @@ submission *add_missing(batch *b, const char *id, const char *key, int *cap);
 char *read_csv_file(const char *option, const char *path, lab_error *err);
 /* Moodle's CSV files are PHP's (fgetcsv, fputcsv: escape '\\'), where a
  * backslash before a double quote keeps the quote in the cell; RFC 4180, as
- * the grader reads and writes, ends the cell there. The line of the first
- * such pair in text, or 0 (php_csv_ambiguous); -1 with err naming option,
- * path and line where text has one (moodle_csv_refused), else 0. */
-int php_csv_ambiguous(const char *text);
+ * the grader reads and writes, ends the cell there. -1 with err naming
+ * option, path and the line where text has such a pair, else 0. */
 int moodle_csv_refused(const char *option, const char *path, const char *text, lab_error *err);
 const char *entry_name(const submission *s);
 int list_submissions(batch *b, lab_error *err);

@@ -284,7 +284,9 @@ static int parse_moodle(const char *entry, int folder, int team, parsed *p)
 int gr_moodle_default_group(const char *entry)
 {
     parsed p = {0};
-    int folder = strchr(entry, '/') == NULL && strstr(entry, "_assignsubmission_file_") == NULL;
+    /* a folder's name ends with the marker; a file's (and a folder's before
+     * Moodle 4.1) has a '_' after it */
+    int folder = strstr(entry, "_assignsubmission_file_") == NULL;
     int yes = parse_moodle(entry, folder, 1, &p) && p.id && strcmp(p.id, "group-0") == 0;
     free_parsed(&p);
     return yes;
