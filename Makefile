@@ -306,7 +306,9 @@ help:
 	@echo "         FP8LAB_TESTS='common/* lab2/*' (only the tests whose names match),"
 	@echo "         FP8LAB_TEST_JOBS=N (tests run at once; default 2, SOLO_TESTS alone),"
 	@echo "         FP8LAB_MUTANT_STRIDE (1 = every mutant; K = one in K), FP8LAB_MUTANT_OFFSET=seed"
-	@echo "         (which one in K by the seed: a different share each run)."
+	@echo "         (which one in K by the seed: a different share each run), FP8LAB_HOSTILE_STRIDE"
+	@echo "         (the same for test_hostile's hostile submissions), FP8LAB_HOSTILE_OFFSET=seed"
+	@echo "         or 0 to K-1 (which one in K; the run says which)."
 
 cuda-status:
 	@$(if $(NVCC),echo "CUDA: nvcc found ($(NVCC)); CUDA parts built",\
@@ -570,7 +572,7 @@ $(LIBGRADING): $(addprefix $(BUILD)/obj/grading/,runner.o channel.o policy.o lan
 	$(call say,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(LIBGRADER): $(addprefix $(BUILD)/obj/grading/,grade.o builder.o spawn.o manifest.o report.o \
-    batch.o batch_files.o batch_find.o batch_groups.o batch_jobs.o batch_out.o lms_import.o similarity.o sim_text.o sim_common.o jobres.o unpack.o \
+    batch.o batch_files.o batch_find.o batch_groups.o batch_jobs.o batch_out.o batch_gradescope.o lms_import.o similarity.o sim_text.o sim_common.o jobres.o unpack.o \
     sandbox.o landlock.o) \
     $(RUBRIC_OBJS)
 	@mkdir -p $(@D)

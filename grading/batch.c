@@ -223,7 +223,8 @@ static int set_up(batch *b, lab_error *err)
     if (!b->json_dir || make_dirs(b->json_dir, err) != 0)
         return -1;
     if (o->lms)
-        b->lms = gr_asprintf("%s/lms-%s.csv", b->json_dir, o->lms);
+        b->lms = gr_asprintf("%s/lms-%s.%s", b->json_dir, o->lms,
+                             strcmp(o->lms, "gradescope") == 0 ? "zip" : "csv");
     if (o->csv)
         b->csv = gr_asprintf("%s", o->csv);
     else if (o->shard_n > 0)

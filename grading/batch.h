@@ -66,7 +66,8 @@ typedef struct gr_batch_options {
                               NULL: none */
     int nonly;
     const char *lms;       /* also json_dir/lms-<lms>.csv for an LMS's import:
-                              "canvas" or "moodle"; NULL: none */
+                              "canvas" or "moodle"; or lms-gradescope.zip, an
+                              autograder that gives the scores; NULL: none */
     const char *lms_assignment; /* canvas: the grade column's header, "Title (id)" */
     const char *lms_worksheet; /* moodle: the assignment's grading worksheet as
                                   downloaded, filled in (batch_out.c); NULL: none */

@@ -88,6 +88,25 @@ static char *graded_feedback(const batch *b, const submission *s)
 
 /* ---- feedback files, for the platform's bulk upload -------------------------------- */
 
+int zip_add(struct archive *a, const char *path, const char *text, size_t len, int mode,
+            lab_error *err)
+{
+    struct archive_entry *e = archive_entry_new();
+    if (!e)
+        out_of_memory();
+    archive_entry_set_pathname_utf8(e, path);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, (mode_t)mode);
+    archive_entry_set_size(e, (la_int64_t)len);
+    archive_entry_set_mtime(e, time(NULL), 0);
+    int rc = 0;
+    if (archive_write_header(a, e) != ARCHIVE_OK ||
+        archive_write_data(a, text, len) != (la_ssize_t)len)
+        rc = lab_errorf(err, "%s: cannot write it into the zip: %s", path, archive_error_string(a));
+    archive_entry_free(e);
+    return rc;
+}
+
 /*
  * Moodle's "Upload multiple feedback files in a zip" (the file feedback
  * plugin; mod/assign/feedback/file/importziplib.php,
@@ -133,15 +152,7 @@ static int write_moodle_feedback(const batch *b, const char *path, lab_error *er
                 *c = ' ';
         char *entry_path = gr_asprintf("%s_%s_assignfeedback_file_%s-scorecard.txt", name,
                                        s->id, b->lab->name);
-        struct archive_entry *e = archive_entry_new();
-        archive_entry_set_pathname_utf8(e, entry_path);
-        archive_entry_set_filetype(e, AE_IFREG);
-        archive_entry_set_perm(e, 0644);
-        archive_entry_set_size(e, (la_int64_t)len);
-        archive_entry_set_mtime(e, time(NULL), 0);
-        if (archive_write_header(a, e) != ARCHIVE_OK || archive_write_data(a, text, len) < 0)
-            rc = lab_errorf(err, "%s: cannot write: %s", tmp, archive_error_string(a));
-        archive_entry_free(e);
+        rc = zip_add(a, entry_path, text, len, 0644, err);
         free(entry_path);
         free(name);
         free(text);
@@ -600,6 +611,8 @@ int write_lms(const batch *b, lab_error *err)
             unlink(b->lms); /* an earlier run's, which would look current */
             return 1;
         }
+    if (strcmp(b->o->lms, "gradescope") == 0)
+        return write_gradescope_upload(b, err);
     if (!canvas && b->o->lms_worksheet)
         return write_worksheet(b, err);
     int canvas_ids = canvas && b->from == GR_FROM_CANVAS;
@@ -1122,10 +1135,14 @@ void print_summary(const batch *b, const char *gradebook_error, const char *lms_
         printf("For LMS:   not written: %s\n", why);
         free(why);
     } else if (b->lms && !gradebook_error) {
-        printf("For LMS:   %s (%s's %s)\n", b->lms, b->o->lms,
-               b->o->lms_worksheet ? "\"Upload grading worksheet\", filled in from the one "
-                                     "downloaded"
-                                   : "grade import");
+        if (strcmp(b->o->lms, "gradescope") == 0)
+            printf("For LMS:   %s (Gradescope: upload it as the assignment's autograder, then "
+                   "\"Regrade All Submissions\")\n", b->lms);
+        else
+            printf("For LMS:   %s (%s's %s)\n", b->lms, b->o->lms,
+                   b->o->lms_worksheet ? "\"Upload grading worksheet\", filled in from the one "
+                                         "downloaded"
+                                       : "grade import");
         if (lms_note) {
             char *why = gr_clean_line(lms_note);
             printf("           but: %s\n", why);

@@ -288,6 +288,14 @@ int write_gradebook(const batch *b, lab_error *err);
  * a grade); 2, written, and what it lacks in err (students the worksheet
  * has no row for); -1 on an error. */
 int write_lms(const batch *b, lab_error *err);
+/* --lms gradescope's file, an autograder that gives each submission the
+ * batch's score (batch_gradescope.c); returns as write_lms does. */
+int write_gradescope_upload(const batch *b, lab_error *err);
+/* Writes text (len bytes) into the zip a as the file path (UTF-8), of the
+ * given mode. Returns 0, or -1 with err set. */
+struct archive;
+int zip_add(struct archive *a, const char *path, const char *text, size_t len, int mode,
+            lab_error *err);
 /* lms_refused: why the LMS's file was not written (write_lms returned 1),
  * or NULL; lms_note: what the file written lacks (2), or NULL. */
 void print_summary(const batch *b, const char *gradebook_error, const char *lms_refused,

@@ -117,7 +117,9 @@ static void usage(FILE *f)
           "                     (rows matched by SIS Login ID, the student id; by ID from\n"
           "                     a Canvas download) or moodle (Username, Feedback; from a\n"
           "                     Moodle download, its grading worksheet); an error scores 0\n"
-          "                     there, which the import keeps (INSTRUCTORS.md)\n"
+          "                     there, which the import keeps; or DIR2/lms-gradescope.zip,\n"
+          "                     an autograder giving each Gradescope submission its score\n"
+          "                     here, found by number or email (INSTRUCTORS.md)\n"
           "  --lms-assignment 'TITLE (ID)'\n"
           "                     with --lms canvas (needed): the assignment's column as\n"
           "                     Canvas's gradebook export heads it, its id in parentheses\n"
@@ -253,13 +255,9 @@ static int run_batch(const batch_args *a, const gr_options *o, int verbose)
     b.roster = a->roster;
     b.groups = a->groups;
     b.nonly = a->nonly;
-    if (a->lms && strcmp(a->lms, "canvas") != 0 && strcmp(a->lms, "moodle") != 0) {
-        fprintf(stderr, "grader: --lms %s: canvas or moodle%s\n", a->lms,
-                strcmp(a->lms, "gradescope") == 0
-                    ? " (Gradescope has no score import: its autograder zip grades each upload "
-                      "on Gradescope itself, into its own grade book; INSTRUCTORS.md, "
-                      "\"Gradescope\")"
-                    : "");
+    if (a->lms && strcmp(a->lms, "canvas") != 0 && strcmp(a->lms, "moodle") != 0 &&
+        strcmp(a->lms, "gradescope") != 0) {
+        fprintf(stderr, "grader: --lms %s: canvas, moodle or gradescope\n", a->lms);
         return 2;
     }
     b.lms = a->lms;

@@ -904,6 +904,28 @@ static int import_gradescope(importer *im, const char *dir, lab_error *err)
         free(entry);
         free(path);
     }
+    /* Each student's email and submission number, for a Gradescope upload of
+     * the batch's scores (batch_out.c), which finds a submission by them. */
+    if (rc == 0) {
+        im->out->emails = calloc((size_t)im->out->n + 1, sizeof *im->out->emails);
+        im->out->submissions = calloc((size_t)im->out->n + 1, sizeof *im->out->submissions);
+        if (!im->out->emails || !im->out->submissions) {
+            fputs("grader: out of memory\n", stderr);
+            exit(2);
+        }
+    }
+    for (int i = 0; rc == 0 && i < im->out->n; i++) {
+        const submitter *w = NULL;
+        for (int k = 0; k < n && !w; k++) {
+            const char *id = v[k].sid && v[k].sid[0] ? v[k].sid : v[k].email ? v[k].email : "";
+            if (strcmp(id, im->out->ids[i]) == 0)
+                w = &v[k];
+        }
+        const char *number = w && strncmp(w->folder, "submission_", 11) == 0 ? w->folder + 11 : "";
+        int digits = number[0] && strspn(number, "0123456789") == strlen(number);
+        im->out->emails[i] = gr_asprintf("%s", w && w->email ? w->email : "");
+        im->out->submissions[i] = gr_asprintf("%s", digits ? number : "");
+    }
     /* The export's folders that no submitter names. */
     DIR *d = rc == 0 ? opendir(root) : NULL;
     struct dirent *e;
@@ -950,8 +972,14 @@ void gr_import_free(gr_import *in)
         free(in->names[i]);
         if (in->uploads)
             free(in->uploads[i]);
+        if (in->emails)
+            free(in->emails[i]);
+        if (in->submissions)
+            free(in->submissions[i]);
     }
     free(in->uploads);
+    free(in->emails);
+    free(in->submissions);
     for (int i = 0; i < in->nlate; i++)
         free(in->late_ids[i]);
     free(in->late_ids);

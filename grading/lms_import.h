@@ -76,6 +76,11 @@ typedef struct gr_import {
                           Canvas's LATE (the others' was not late); the other
                           layouts have no mark the grader reads */
     int nlate;
+    char **emails;     /* a Gradescope export's: each student's :email: ("" when
+                          none), and */
+    char **submissions; /* the number of the submission they were graded on (its
+                          folder submission_<n>; "" when named otherwise): the
+                          arrays NULL for the other layouts */
     int nskipped;      /* entries of the download not taken */
     char **skipped;    /* their names */
     char **why;        /* and why */

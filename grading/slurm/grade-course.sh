@@ -19,7 +19,8 @@
 #   -s SEED_FILE  hidden inputs: the seed is the file's first line; every
 #                 job reads the file (never the environment, which
 #                 --export=NONE empties), and the merge checks the reports
-#   -l LMS        the merge also writes REPORTS/lms-LMS.csv (canvas, moodle)
+#   -l LMS        the merge also writes REPORTS/lms-LMS.csv (canvas, moodle),
+#                 or REPORTS/lms-gradescope.zip (gradescope)
 #   -a 'TITLE (ID)'  with -l canvas (needed): the Canvas assignment's column
 #                 (the grader's --lms-assignment)
 #   -G GROUPS     a CSV of student and group (the grader's --groups): the
@@ -64,7 +65,7 @@ if [ $# -lt 2 ]; then
     echo "$usage" >&2
     exit 2
 fi
-case $lms in '' | canvas | moodle) ;; *) echo "grade-course.sh: -l $lms: canvas or moodle" >&2; exit 2 ;; esac
+case $lms in '' | canvas | moodle | gradescope) ;; *) echo "grade-course.sh: -l $lms: canvas, moodle or gradescope" >&2; exit 2 ;; esac
 case $lms,$assignment in
 canvas,) echo "grade-course.sh: -l canvas needs -a 'TITLE (ID)', the assignment's column as Canvas's gradebook export heads it" >&2; exit 2 ;;
 canvas,* | *,) ;;

@@ -1,0 +1,327 @@
+/*
+ * batch_gradescope.c - a batch's scores as a Gradescope upload: Gradescope
+ * takes a programming assignment's scores only from its autograder, so
+ * --lms gradescope writes one (json_dir/lms-gradescope.zip) that runs no
+ * submission and gives each the score this batch gave it.
+ *
+ * Gradescope unpacks the zip into /autograder/source, runs its setup.sh once
+ * and, for every submission, run_autograder, which writes
+ * /autograder/results/results.json; /autograder/submission_metadata.json
+ * says which submission it is: its "id" and its "users", each with an
+ * "email" (gradescope-autograders.readthedocs.io, "Submission Metadata").
+ * The zip holds:
+ *
+ *   setup.sh, run_autograder   grading/gradescope/replay/'s, as they are
+ *   batch.txt                  the lab, when the batch was written, how many
+ *   scores/<k>.json            row k's results.json: its score, each test's
+ *                              points, its scorecard as the output
+ *   keys/submission-<n>        "k": Gradescope's submission n was graded as
+ *                              row k (a batch of a Gradescope export)
+ *   keys/email-<hex>           "k": the student of that email, in lower case
+ *                              and hex (a file name whatever its bytes), is
+ *                              row k (a batch whose ids are email addresses)
+ *   keys/graded-<hex>          "n": that email's row was graded on submission
+ *                              n, not on a later one
+ *
+ * A row with neither key is left out and said; a batch with no key at all
+ * is refused, as is the same key for two rows that disagree.
+ */
+#define _GNU_SOURCE
+#include "batch_state.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+/* Row k's results.json, in Gradescope's results format (the fields
+ * report.c's gradescope format writes): the score the gradebook has, each
+ * test's points, and the scorecard the student is given. */
+static char *results_of(const batch *b, const submission *s)
+{
+    char *card = gr_asprintf("%s/%s.txt", b->json_dir, s->group_of ? s->group_of : s->id);
+    FILE *f = fopen(card, "rb");
+    free(card);
+    char *text = NULL;
+    size_t cap = 0;
+    if (f) {
+        text = xcalloc(1, 1);
+        char buf[8192];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+            text = realloc(text, cap + n + 1);
+            if (!text)
+                out_of_memory();
+            memcpy(text + cap, buf, n);
+            cap += n;
+            text[cap] = '\0';
+        }
+        fclose(f);
+    }
+    json_t *root = json_object(), *tests = json_array();
+    json_object_set_new(root, "score", json_integer(s->status == SUB_ERROR ? 0 : s->score));
+    json_object_set_new(root, "max_score", json_integer(s->max_score));
+    json_t *out = text ? json_stringn(text, cap) : NULL;
+    if (!out) { /* no scorecard, or not UTF-8 */
+        char *shown = text ? ascii_text(text)
+                           : gr_asprintf("%s: %d of %d points", b->lab->name,
+                                         s->status == SUB_ERROR ? 0 : s->score, s->max_score);
+        out = json_string(shown);
+        free(shown);
+    }
+    json_object_set_new(root, "output", out);
+    json_object_set_new(root, "output_format", json_string("text"));
+    json_object_set_new(root, "visibility", json_string("visible"));
+    for (int i = 0; s->points && s->passed && i < b->lab->ntests; i++) {
+        const grader_test *t = &b->lab->tests[i];
+        json_t *o = json_object();
+        char *name = gr_asprintf("%s: %s", t->name, t->title ? t->title : "");
+        json_object_set_new(o, "name", json_string(name));
+        free(name);
+        json_object_set_new(o, "score", json_integer(s->points[i]));
+        json_object_set_new(o, "max_score", json_integer(t->points));
+        json_object_set_new(o, "status", json_string(s->passed[i] == 1 ? "passed" : "failed"));
+        json_object_set_new(o, "visibility", json_string("visible"));
+        json_array_append_new(tests, o);
+    }
+    json_object_set_new(root, "tests", tests);
+    char *dump = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    free(text);
+    if (!dump)
+        out_of_memory();
+    return dump;
+}
+
+/* s in lower case (ASCII letters) and then in hex, as run_autograder writes
+ * an email with od. */
+static char *email_key(const char *s)
+{
+    size_t n = strlen(s);
+    char *hex = xcalloc(2 * n + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c - 'A' + 'a');
+        snprintf(hex + 2 * i, 3, "%02x", c);
+    }
+    return hex;
+}
+
+/* A row's email address: the export's, or its id where that is one. */
+static const char *email_of(const batch *b, const submission *s)
+{
+    for (int i = 0; b->import.emails && i < b->import.n; i++)
+        if (strcmp(b->import.ids[i], s->id) == 0 && b->import.emails[i][0])
+            return b->import.emails[i];
+    const char *at = strchr(s->id, '@');
+    return at && at != s->id && at[1] && !strchr(at + 1, '@') ? s->id : NULL;
+}
+
+/* The number of the Gradescope submission the row was graded on, or NULL. */
+static const char *submission_of(const batch *b, const submission *s)
+{
+    const char *id = s->group_of ? s->group_of : s->id;
+    for (int i = 0; b->import.submissions && i < b->import.n; i++)
+        if (strcmp(b->import.ids[i], id) == 0 && b->import.submissions[i][0])
+            return b->import.submissions[i];
+    return NULL;
+}
+
+typedef struct key {
+    char *name;  /* keys/<name> */
+    int row;     /* the row it gives; -1: two rows that disagree */
+    char *value; /* for keys/graded-*: the submission number */
+} key;
+
+static int find_key(const key *v, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* A row's score and each test's points, as "score:p1,p2,...": two rows of
+ * one submission (a group's members) agree when theirs are the same; their
+ * scorecards differ in whose they are. */
+static char *verdict_of(const batch *b, const submission *s)
+{
+    char *v = gr_asprintf("%d:", s->status == SUB_ERROR ? 0 : s->score);
+    for (int i = 0; s->points && i < b->lab->ntests; i++) {
+        char *w = gr_asprintf("%s%s%d", v, i ? "," : "", s->points[i]);
+        free(v);
+        v = w;
+    }
+    return v;
+}
+
+/* Adds name -> row, or -> value (keys/graded-*, row the row it is of); a
+ * second row for it makes it -1 unless the two have the same verdict (or
+ * value): the first one's results stand for both. */
+static key *add_key(key *v, int *n, int *cap, char *name, int row, const char *value,
+                    char *const *verdicts)
+{
+    int i = find_key(v, *n, name);
+    if (i >= 0) {
+        if (v[i].row >= 0 && (value ? strcmp(v[i].value, value) != 0
+                                    : strcmp(verdicts[v[i].row], verdicts[row]) != 0))
+            v[i].row = -1;
+        free(name);
+        return v;
+    }
+    v = grow(v, *n, cap, sizeof *v);
+    v[(*n)++] = (key){name, row, value ? gr_asprintf("%s", value) : NULL};
+    return v;
+}
+
+/* The file of name in the course's grading/gradescope/replay, whole. */
+static char *replay_file(const batch *b, const char *name, size_t *len, lab_error *err)
+{
+    char *path = gr_asprintf("%s/grading/gradescope/replay/%s", b->o->root, name);
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && st.st_size > 0 && st.st_size < (1 << 20)) {
+        text = xcalloc((size_t)st.st_size + 1, 1);
+        *len = fread(text, 1, (size_t)st.st_size, f);
+        if (*len != (size_t)st.st_size) {
+            free(text);
+            text = NULL;
+        }
+    }
+    if (!text)
+        lab_errorf(err, "%s: cannot read it", path);
+    if (f)
+        fclose(f);
+    free(path);
+    return text;
+}
+
+int write_gradescope_upload(const batch *b, lab_error *err)
+{
+    char **results = xcalloc((size_t)b->nsubs, sizeof *results);
+    char **verdicts = xcalloc((size_t)b->nsubs, sizeof *verdicts);
+    key *keys = NULL;
+    int nkeys = 0, cap = 0, rows = 0, left_out = 0, rc = 0;
+    const char *first_left = NULL;
+    for (int k = 0; k < b->nsubs; k++) {
+        const submission *s = &b->subs[k];
+        if (s->team || s->status == SUB_MISSING || s->refused || !s->points)
+            continue; /* no submission of its own to give a score to */
+        const char *number = submission_of(b, s), *email = email_of(b, s);
+        if (!number && !email) {
+            if (left_out++ == 0)
+                first_left = s->id;
+            continue;
+        }
+        results[k] = results_of(b, s);
+        verdicts[k] = verdict_of(b, s);
+        rows++;
+        char *hex = email ? email_key(email) : NULL;
+        if (number)
+            keys = add_key(keys, &nkeys, &cap, gr_asprintf("submission-%s", number), k, NULL,
+                           verdicts);
+        if (number && hex)
+            keys = add_key(keys, &nkeys, &cap, gr_asprintf("graded-%s", hex), k, number, verdicts);
+        else if (hex)
+            keys = add_key(keys, &nkeys, &cap, gr_asprintf("email-%s", hex), k, NULL, verdicts);
+        free(hex);
+    }
+    int usable = 0, torn = 0;
+    for (int i = 0; i < nkeys; i++)
+        if (keys[i].row >= 0)
+            usable++;
+        else
+            torn++;
+    if (usable == 0) {
+        unlink(b->lms); /* an earlier run's, which would look current */
+        if (rows > 0)
+            lab_errorf(err, "every student's submission number or email address is another "
+                            "student's too, with another score: nothing to upload");
+        else
+            lab_errorf(err, "Gradescope's autograder knows a submission by its number and its "
+                            "submitters' email addresses, and this batch has neither for any "
+                            "student: a batch of Gradescope's \"Export Submissions\" has both, "
+                            "one of folders named by email address the second");
+        rc = 1;
+        goto done;
+    }
+    char *tmp = gr_asprintf("%s.tmp", b->lms);
+    struct archive *a = archive_write_new();
+    if (!a || archive_write_set_format_zip(a) != ARCHIVE_OK ||
+        archive_write_open_filename(a, tmp) != ARCHIVE_OK)
+        rc = lab_errorf(err, "%s: cannot write: %s", tmp, a ? archive_error_string(a) : "");
+    static const char *const scripts[] = {"setup.sh", "run_autograder"};
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        size_t len = 0;
+        char *text = replay_file(b, scripts[i], &len, err);
+        rc = text ? zip_add(a, scripts[i], text, len, 0755, err) : -1;
+        free(text);
+    }
+    char when[40] = "";
+    time_t t = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+    char *about = gr_asprintf("%s, graded %s by ./grader --batch: %d student%s\n",
+                              b->lab->name, when, rows, rows == 1 ? "" : "s");
+    if (rc == 0)
+        rc = zip_add(a, "batch.txt", about, strlen(about), 0644, err);
+    free(about);
+    for (int k = 0; rc == 0 && k < b->nsubs; k++) {
+        int used = 0; /* a key gives it */
+        for (int i = 0; i < nkeys && !used; i++)
+            used = keys[i].row == k && !keys[i].value;
+        if (!used)
+            continue;
+        char *path = gr_asprintf("scores/%d.json", k);
+        rc = zip_add(a, path, results[k], strlen(results[k]), 0644, err);
+        free(path);
+    }
+    for (int i = 0; rc == 0 && i < nkeys; i++) {
+        if (keys[i].row < 0)
+            continue;
+        char *path = gr_asprintf("keys/%s", keys[i].name);
+        char *text = keys[i].value ? gr_asprintf("%s\n", keys[i].value)
+                                   : gr_asprintf("%d\n", keys[i].row);
+        rc = zip_add(a, path, text, strlen(text), 0644, err);
+        free(text);
+        free(path);
+    }
+    if (a && archive_write_close(a) != ARCHIVE_OK && rc == 0)
+        rc = lab_errorf(err, "%s: cannot write: %s", tmp, archive_error_string(a));
+    if (a)
+        archive_write_free(a);
+    if (rc == 0 && rename(tmp, b->lms) != 0)
+        rc = lab_errorf(err, "%s: cannot rename to %s: %s", tmp, b->lms, strerror(errno));
+    if (rc != 0) {
+        unlink(tmp);
+        unlink(b->lms);
+        rc = -1;
+    }
+    free(tmp);
+    if (rc == 0 && (left_out > 0 || torn > 0)) {
+        if (left_out > 0)
+            lab_errorf(err, "%d student%s (%s%s) %s no email address or Gradescope submission "
+                       "number in this batch: not in it, graded on Gradescope by hand",
+                       left_out, left_out == 1 ? "" : "s", first_left, left_out > 1 ? ", ..." : "",
+                       left_out == 1 ? "has" : "have");
+        else
+            lab_errorf(err, "%d submission number%s or email address%s name%s two students "
+                       "with different scores: left out, for Gradescope to grade by hand",
+                       torn, torn == 1 ? "" : "s", torn == 1 ? "" : "es", torn == 1 ? "s" : "");
+        rc = 2;
+    }
+done:
+    for (int k = 0; k < b->nsubs; k++) {
+        free(results[k]);
+        free(verdicts[k]);
+    }
+    free(results);
+    free(verdicts);
+    for (int i = 0; i < nkeys; i++) {
+        free(keys[i].name);
+        free(keys[i].value);
+    }
+    free(keys);
+    return rc;
+}
