@@ -9,13 +9,8 @@
 # into results.json: the solution nested in a folder (full marks, hidden
 # inputs drawn), the skeleton (low); and refuses, score 0 and saying why in
 # the student's report, as --batch does: nothing uploaded, two lab0.c, a
-# lab0.c that is a link. Then --lms gradescope: a batch's scores as an
-# autograder that runs nothing, run as Gradescope runs it on submissions
-# described by its metadata: each found by its number (a Gradescope export)
-# or a submitter's email (folders named by it, any case) gets its row, the
-# points test by test as grading its files alone gives them; a submission
-# made after the export, one the batch lacks and metadata that is not JSON
-# get no score; a batch with neither key writes nothing.
+# lab0.c that is a link. (A batch's scores for Gradescope, --lms
+# gradescope: test_gradescope_batch.sh.)
 #
 #   FP8LAB_BUILD=build sh tests/grading/test_gradescope.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -90,139 +85,6 @@ ln -s "$ROOT/solutions/lab0/lab0.c" "$AG/submission/lab0.c"
 grade link
 expect_eq "a link: score" "$(jq -r .score "$TMP/link.json")" 0
 expect_match "a link: refused" "$(jq -r '.output' "$TMP/link.json")" "lab0\\.c in your submission is a link"
-
-# ---- A batch's scores as a Gradescope upload (--lms gradescope) ----
-# A Gradescope export graded here: John's solution, Ann and Bob's group
-# submission of the skeleton, Carol's file that does not build (her SID
-# empty). The zip is an autograder that runs nothing: each submission,
-# found by its number (Gradescope's /autograder/submission_metadata.json,
-# gradescope-autograders.readthedocs.io "Submission Metadata"), gets its row
-# of the gradebook, test by test as grading its file alone gives.
-X=$TMP/export/assignment_77_export
-mkdir -p "$X/submission_9001/src" "$X/submission_9002" "$X/submission_9003"
-cp solutions/lab0/lab0.c "$X/submission_9001/src/"
-cp labs/lab0/lab0.c "$X/submission_9002/"
-{ cat solutions/lab0/lab0.c; echo 'int broken('; } >"$X/submission_9003/lab0.c"
-cat >"$X/submission_metadata.yml" <<'YML'
-submission_9001:
-  :submitters:
-  - :name: John Doe
-    :sid: '1001'
-    :email: JDoe@Example.edu
-submission_9002:
-  :submitters:
-  - :name: Ann Roe
-    :sid: '1002'
-    :email: aroe@example.edu
-  - :name: Bob Smith
-    :sid: '1003'
-    :email: bsmith@example.edu
-submission_9003:
-  :submitters:
-  - :name: Carol Lee
-    :sid: ''
-    :email: clee@example.edu
-YML
-G=${GRADER:-$B/bin/grader}
-"$G" --batch "$TMP/export" lab0 --seed gs7 --lms gradescope >"$TMP/gs.out" 2>"$TMP/gs.err"
-expect_eq "--lms gradescope: exit status" "$?" 0
-UP=$TMP/export.grades/lms-gradescope.zip
-expect_match "--lms gradescope: the summary says what to do with it" "$(cat "$TMP/gs.out")" \
-    "For LMS: *$UP \\(Gradescope: upload it as the assignment's autograder, then \"Regrade All"
-R=$TMP/replay
-mkdir -p "$R/source"
-bsdtar -xf "$UP" -C "$R/source" && ok || bad "$UP: not a zip bsdtar reads"
-for f in setup.sh run_autograder; do
-    [ -x "$R/source/$f" ] && ok || bad "the upload's $f: missing or not executable"
-done
-[ -d "$R/source/course" ] && bad "the upload holds the course: it should run nothing" || ok
-# Gradescope copies run_autograder to /autograder and runs it there.
-cp "$R/source/run_autograder" "$R/"
-FP8LAB_NO_INSTALL=1 bash "$R/source/setup.sh" && ok || bad "the upload's setup.sh failed"
-# replay NAME JSON: runs it for a submission whose metadata is JSON; its
-# status to $TMP/NAME.rc, what it says to $TMP/NAME.say, results.json
-# (where written) to $TMP/NAME.json.
-replay() {
-    rm -rf "$R/results"
-    printf '%s\n' "$2" >"$R/submission_metadata.json"
-    AUTOGRADER_ROOT=$R bash "$R/run_autograder" >"$TMP/$1.say" 2>&1
-    echo $? >"$TMP/$1.rc"
-    rm -f "$TMP/$1.json"
-    [ -f "$R/results/results.json" ] && cp "$R/results/results.json" "$TMP/$1.json"
-}
-# no_results NAME: its status and whether it wrote results.json
-no_results() { echo "$(cat "$TMP/$1.rc"),$(test -f "$TMP/$1.json" && echo results)"; }
-book() { tr -d '\r' <"$TMP/export.grades/grades.csv" | awk -F, -v id="$1" '$1 == id { print $2 }'; }
-points() { jq -c '[.tests[] | [.name, .score, .max_score]]' "$1" | sed 's/ \[hidden inputs\]//g'; }
-replay john '{"id": 9001, "created_at": "2026-10-01T10:00:00-07:00",
-  "assignment": {"id": 9002, "title": "Lab 0"}, "submission_method": "upload",
-  "users": [{"email": "jdoe@example.EDU", "id": 1001, "name": "John Doe"}],
-  "previous_submissions": []}'
-expect_eq "John's submission: replayed" "$(cat "$TMP/john.rc")" 0
-expect_eq "John's score: the gradebook's, full marks" "$(jq .score "$TMP/john.json"),$(book 1001)" \
-    "100,100"
-# The same files graded alone, with the same seed: the same points, test by test.
-"$G" lab0 --dir "$X/submission_9001/src" --seed gs7 --format gradescope -o "$TMP/alone1.json" \
-    >/dev/null 2>&1
-"$G" lab0 --dir "$X/submission_9002" --seed gs7 --format gradescope -o "$TMP/alone2.json" \
-    >/dev/null 2>&1
-expect_eq "John: each test's points as grading his file alone" "$(points "$TMP/john.json")" \
-    "$(points "$TMP/alone1.json")"
-expect_match "John's output: his scorecard" "$(jq -r .output "$TMP/john.json")" \
-    "^lab0: FP8 number formats"
-replay group '{"id": 9002, "users": [{"email": "bsmith@example.edu", "id": 1003, "name": "Bob"},
-  {"email": "aroe@example.edu", "id": 1002, "name": "Ann"}]}'
-expect_eq "the group's score: Ann's and Bob's" \
-    "$(jq .score "$TMP/group.json"),$(book 1003)" "$(book 1002),$(book 1002)"
-expect_eq "the group: each test's points as grading its file alone" \
-    "$(points "$TMP/group.json")" "$(points "$TMP/alone2.json")"
-[ "$(jq '[.tests[].score] | add' "$TMP/john.json")" -gt \
-    "$(jq '[.tests[].score] | add' "$TMP/group.json")" ] 2>/dev/null &&
-    ok || bad "the replay gives the solution and the skeleton the same points"
-replay carol '{"id": 9003, "users": [{"email": "clee@example.edu", "id": 1004, "name": "Carol"}]}'
-expect_eq "Carol's (no build): 0, as in the gradebook" \
-    "$(jq .score "$TMP/carol.json"),$(book clee@example.edu)" "0,0"
-expect_match "Carol's output: says it did not build" "$(jq -r .output "$TMP/carol.json")" \
-    "did not build|compiler"
-# John resubmitted after the export: not what the batch graded.
-replay newer '{"id": 9100, "users": [{"email": "jdoe@example.edu", "id": 1001, "name": "John"}]}'
-expect_eq "a later submission: no score (the autograder fails)" "$(no_results newer)" "1,"
-expect_match "a later submission: says which one was graded" "$(cat "$TMP/newer.say")" \
-    "Submission 9100 is not the one the batch graded: jdoe@example.edu was graded on submission 9001"
-replay stranger '{"id": 9200, "users": [{"email": "dee@example.edu", "id": 7, "name": "Dee"}]}'
-expect_eq "a submission the batch lacks: no score" "$(no_results stranger)" "1,"
-expect_match "a submission the batch lacks: says so" "$(cat "$TMP/stranger.say")" \
-    "Submission 9200 and its submitters \\(dee@example.edu\\) are not in the batch"
-replay garbled 'not json'
-expect_eq "metadata that is not JSON: no score" "$(no_results garbled)" "1,"
-
-# A class of folders: those named by an email address are found by it (in
-# any case); the others are left out, and named; with none, nothing is
-# written (an earlier run's upload removed).
-C=$TMP/byemail
-mkdir -p "$C/Eve.Ng@Example.org" "$C/frank"
-cp solutions/lab0/lab0.c "$C/Eve.Ng@Example.org/"
-cp labs/lab0/lab0.c "$C/frank/"
-"$G" --batch "$C" lab0 --lms gradescope >"$TMP/em.out" 2>&1
-expect_eq "by email: exit status (one left out)" "$?" 1
-expect_match "by email: names who is left out" "$(cat "$TMP/em.out")" \
-    "but: 1 student \\(frank\\) has no email address or Gradescope submission number"
-rm -rf "$R" && mkdir -p "$R/source"
-bsdtar -xf "$C.grades/lms-gradescope.zip" -C "$R/source" && cp "$R/source/run_autograder" "$R/"
-replay eve '{"id": 31, "users": [{"email": "eve.ng@example.org", "id": 5, "name": "Eve"}]}'
-expect_eq "by email: Eve's score, her address in another case" \
-    "$(cat "$TMP/eve.rc"),$(jq .score "$TMP/eve.json")" "0,100"
-mkdir -p "$TMP/noemail/alice" "$TMP/noemail.grades" && cp labs/lab0/lab0.c "$TMP/noemail/alice/"
-cp "$UP" "$TMP/noemail.grades/lms-gradescope.zip"
-"$G" --batch "$TMP/noemail" lab0 --lms gradescope >"$TMP/ne.out" 2>&1
-expect_eq "no email, no export: exit status" "$?" 1
-expect_match "no email, no export: refused, saying why" "$(cat "$TMP/ne.out")" \
-    "For LMS: *not written: Gradescope's autograder knows a submission by its number and its submitters' email addresses"
-[ -e "$TMP/noemail.grades/lms-gradescope.zip" ] && bad "an earlier upload is left to look current" || ok
-"$G" --batch "$TMP/noemail" lab0 --lms blackboard >"$TMP/bb.out" 2>&1
-expect_eq "--lms blackboard: exit status" "$?" 2
-expect_match "--lms blackboard: says which there are" "$(cat "$TMP/bb.out")" \
-    "canvas, moodle or gradescope"
 
 echo "test_gradescope: $passed passed, $failed failed"
 [ "$failed" = 0 ]
