@@ -46,6 +46,9 @@
 #   FP8LAB_FRESH_JOBS=2               two releases at a time
 #   FP8LAB_FRESH_TESTS='*'            step 5 runs every test
 #   FP8LAB_FRESH_TEST=trixie          step 5 in those releases' roots only
+#   FP8LAB_HOSTILE_STRIDE=K FP8LAB_HOSTILE_OFFSET=O
+#                                     step 5's test_hostile grades one hostile
+#                                     submission in K (tests/hostile/test_hostile.sh)
 #                                     (default: every one tried)
 set -u
 ROOT=$(pwd)
@@ -55,6 +58,11 @@ TEST_IN=${FP8LAB_FRESH_TEST-$*}
 TESTS=${FP8LAB_FRESH_TESTS:-common/* data/* lab*/test_goldens lab*/test_demo grading/test_report \
 grading/test_spawn grading/test_grader grading/test_batch grading/test_feedback hostile/test_hostile \
 build/test_deps_progress build/test_stale_demo}
+HOSTILE_STRIDE=${FP8LAB_HOSTILE_STRIDE:-1} HOSTILE_OFFSET=${FP8LAB_HOSTILE_OFFSET:-0}
+case $HOSTILE_STRIDE$HOSTILE_OFFSET in *[!0-9a-z]*)
+    echo "test-fresh: FP8LAB_HOSTILE_STRIDE and _OFFSET are numbers (or seed)"
+    exit 2 ;;
+esac
 case $TESTS in *"'"*)
     echo "test-fresh: FP8LAB_FRESH_TESTS holds a quote: '$TESTS'"
     exit 2 ;;
@@ -218,7 +226,9 @@ EOF
     enter=chroot
     [ $test_here = 1 ] &&
         step 5 root "" "cd /opt/course-$suite && { bwrap --ro-bind / / true 2>&1 &&
-            echo 'bwrap: started'; echo; FP8LAB_TESTS='$TESTS' make -j\$(nproc) test; }"
+            echo 'bwrap: started'; echo; FP8LAB_TESTS='$TESTS' \
+            FP8LAB_HOSTILE_STRIDE='$HOSTILE_STRIDE' FP8LAB_HOSTILE_OFFSET='$HOSTILE_OFFSET' \
+            make -j\$(nproc) test; }"
     enter=""
     t6=$(now)
     for n in 1 2 3 4 5; do
@@ -278,8 +288,9 @@ EOF
         out 5 | grep -E '^(FAIL|tests:|failed:)' | head -n 20 | sed 's/^/  | /'
         show 5 40
     fi
-    # The hostile submissions where bwrap cannot start, every one with
-    # Landlock alone: ran and passed, not skipped (.ci/run counts on it).
+    # The hostile submissions where bwrap cannot start, every one (or the
+    # share FP8LAB_HOSTILE_STRIDE gives) with Landlock alone: ran and passed,
+    # not skipped (.ci/run counts on it).
     case " $TESTS " in *" hostile/test_hostile "*)
         if [ $test_here = 1 ]; then
             if out 5 | grep -q '^PASS  hostile/test_hostile'; then ok; else
