@@ -17,14 +17,19 @@
  *                              points, its scorecard as the output
  *   keys/submission-<n>        "k": Gradescope's submission n was graded as
  *                              row k (a batch of a Gradescope export)
- *   keys/email-<hex>           "k": the student of that email, in lower case
- *                              and hex (a file name whatever its bytes), is
- *                              row k (a batch whose ids are email addresses)
- *   keys/graded-<hex>          "n": that email's row was graded on submission
- *                              n, not on a later one
+ *   keys/graded-<hex>          "n": the student of that email, in lower case
+ *                              and hex (a file name whatever its bytes), was
+ *                              a submitter of submission n: a submission's
+ *                              submitters now must all have been its then
+ *   keys/email-<hex>           "k" and, on a line of its own, row k's score
+ *                              and points: that email's student is row k (a
+ *                              batch whose ids are email addresses); a
+ *                              submission is given a row only if every
+ *                              submitter has one, all with the same points
  *
  * A row with neither key is left out and said; a batch with no key at all
- * is refused, as is the same key for two rows that disagree.
+ * is refused; a key two rows give with different points is left out, and
+ * said.
  */
 #define _GNU_SOURCE
 #include "batch_state.h"
@@ -32,12 +37,30 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+/* Where the first line of text says "(graded: ID)", ID the student id a
+ * Gradescope export's folder was copied to, it says the submission instead:
+ * what the students of a group submission share, and know it by. */
+static void name_submission(char **text, size_t *len, const char *id, const char *number)
+{
+    char *was = gr_asprintf("(graded: %s)", id), *at = strstr(*text, was);
+    const char *eol = strchr(*text, '\n');
+    if (at && (!eol || at < eol)) {
+        char *now = gr_asprintf("%.*s(graded: submission %s)%s", (int)(at - *text), *text, number,
+                                at + strlen(was));
+        free(*text);
+        *text = now;
+        *len = strlen(now);
+    }
+    free(was);
+}
+
 /* Row k's results.json, in Gradescope's results format (the fields
  * report.c's gradescope format writes): the score the gradebook has, each
- * test's points, and the scorecard the student is given. */
-static char *results_of(const batch *b, const submission *s)
+ * test's points, and the student's scorecard (number: the Gradescope
+ * submission it was graded on, or NULL). */
+static char *results_of(const batch *b, const submission *s, const char *number)
 {
-    char *card = gr_asprintf("%s/%s.txt", b->json_dir, s->group_of ? s->group_of : s->id);
+    char *card = gr_asprintf("%s/%s.txt", b->json_dir, s->id);
     FILE *f = fopen(card, "rb");
     free(card);
     char *text = NULL;
@@ -55,6 +78,8 @@ static char *results_of(const batch *b, const submission *s)
             text[cap] = '\0';
         }
         fclose(f);
+        if (number && strlen(text) == cap)
+            name_submission(&text, &cap, s->id, number);
     }
     json_t *root = json_object(), *tests = json_array();
     json_object_set_new(root, "score", json_integer(s->status == SUB_ERROR ? 0 : s->score));
@@ -130,6 +155,7 @@ typedef struct key {
     char *name;  /* keys/<name> */
     int row;     /* the row it gives; -1: two rows that disagree */
     char *value; /* for keys/graded-*: the submission number */
+    char *label; /* what it is, for the summary: "submission 9002", an email */
 } key;
 
 static int find_key(const key *v, int n, const char *name)
@@ -158,7 +184,7 @@ static char *verdict_of(const batch *b, const submission *s)
  * second row for it makes it -1 unless the two have the same verdict (or
  * value): the first one's results stand for both. */
 static key *add_key(key *v, int *n, int *cap, char *name, int row, const char *value,
-                    char *const *verdicts)
+                    const char *label, char *const *verdicts)
 {
     int i = find_key(v, *n, name);
     if (i >= 0) {
@@ -169,7 +195,8 @@ static key *add_key(key *v, int *n, int *cap, char *name, int row, const char *v
         return v;
     }
     v = grow(v, *n, cap, sizeof *v);
-    v[(*n)++] = (key){name, row, value ? gr_asprintf("%s", value) : NULL};
+    v[(*n)++] = (key){name, row, value ? gr_asprintf("%s", value) : NULL,
+                      gr_asprintf("%s", label)};
     return v;
 }
 
@@ -213,25 +240,30 @@ int write_gradescope_upload(const batch *b, lab_error *err)
                 first_left = s->id;
             continue;
         }
-        results[k] = results_of(b, s);
+        results[k] = results_of(b, s, number);
         verdicts[k] = verdict_of(b, s);
         rows++;
         char *hex = email ? email_key(email) : NULL;
+        char *which = number ? gr_asprintf("submission %s", number) : NULL;
         if (number)
             keys = add_key(keys, &nkeys, &cap, gr_asprintf("submission-%s", number), k, NULL,
-                           verdicts);
+                           which, verdicts);
         if (number && hex)
-            keys = add_key(keys, &nkeys, &cap, gr_asprintf("graded-%s", hex), k, number, verdicts);
+            keys = add_key(keys, &nkeys, &cap, gr_asprintf("graded-%s", hex), k, number, email,
+                           verdicts);
         else if (hex)
-            keys = add_key(keys, &nkeys, &cap, gr_asprintf("email-%s", hex), k, NULL, verdicts);
+            keys = add_key(keys, &nkeys, &cap, gr_asprintf("email-%s", hex), k, NULL, email,
+                           verdicts);
+        free(which);
         free(hex);
     }
     int usable = 0, torn = 0;
+    const char *first_torn = NULL;
     for (int i = 0; i < nkeys; i++)
         if (keys[i].row >= 0)
             usable++;
-        else
-            torn++;
+        else if (torn++ == 0)
+            first_torn = keys[i].label;
     if (usable == 0) {
         unlink(b->lms); /* an earlier run's, which would look current */
         if (rows > 0)
@@ -282,7 +314,9 @@ int write_gradescope_upload(const batch *b, lab_error *err)
             continue;
         char *path = gr_asprintf("keys/%s", keys[i].name);
         char *text = keys[i].value ? gr_asprintf("%s\n", keys[i].value)
-                                   : gr_asprintf("%d\n", keys[i].row);
+                     : strncmp(keys[i].name, "email-", 6) == 0
+                         ? gr_asprintf("%d\n%s\n", keys[i].row, verdicts[keys[i].row])
+                         : gr_asprintf("%d\n", keys[i].row);
         rc = zip_add(a, path, text, strlen(text), 0644, err);
         free(text);
         free(path);
@@ -300,15 +334,21 @@ int write_gradescope_upload(const batch *b, lab_error *err)
     }
     free(tmp);
     if (rc == 0 && (left_out > 0 || torn > 0)) {
-        if (left_out > 0)
-            lab_errorf(err, "%d student%s (%s%s) %s no email address or Gradescope submission "
-                       "number in this batch: not in it, graded on Gradescope by hand",
-                       left_out, left_out == 1 ? "" : "s", first_left, left_out > 1 ? ", ..." : "",
-                       left_out == 1 ? "has" : "have");
-        else
-            lab_errorf(err, "%d submission number%s or email address%s name%s two students "
-                       "with different scores: left out, for Gradescope to grade by hand",
-                       torn, torn == 1 ? "" : "s", torn == 1 ? "" : "es", torn == 1 ? "s" : "");
+        char *out = left_out == 0 ? gr_asprintf("%s", "")
+                    : gr_asprintf("%d student%s (%s%s) %s no email address or Gradescope "
+                                  "submission number in this batch: not in it, to grade on "
+                                  "Gradescope by hand", left_out, left_out == 1 ? "" : "s",
+                                  first_left, left_out > 1 ? ", ..." : "",
+                                  left_out == 1 ? "has" : "have");
+        char *apart = torn == 0 ? gr_asprintf("%s", "")
+                      : gr_asprintf("%s%d student%s or submission%s (%s%s) graded more than "
+                                    "once with different points: not in it, to grade on "
+                                    "Gradescope by hand", left_out ? "; " : "", torn,
+                                    torn == 1 ? "" : "s", torn == 1 ? "" : "s", first_torn,
+                                    torn > 1 ? ", ..." : "");
+        lab_errorf(err, "%s%s", out, apart);
+        free(out);
+        free(apart);
         rc = 2;
     }
 done:
@@ -321,6 +361,7 @@ done:
     for (int i = 0; i < nkeys; i++) {
         free(keys[i].name);
         free(keys[i].value);
+        free(keys[i].label);
     }
     free(keys);
     return rc;

@@ -5,8 +5,9 @@
 # found by its number (a Gradescope export) or by a submitter's email
 # (folders named by it, in any case) gets its row of the gradebook, the
 # points test by test as grading its files alone gives them; a submission
-# made after the export, one the batch lacks and metadata that is not JSON
-# get no score, saying why; a batch with neither key writes nothing. (The
+# made after the export, a submitter added since, a group whose members'
+# points differ, one the batch lacks and metadata that is not JSON get no
+# score, saying why; a batch with neither key writes nothing. (The
 # autograder that grades on Gradescope: test_gradescope.sh.)
 #
 #   GRADER=build/bin/grader sh tests/grading/test_gradescope_batch.sh
@@ -124,13 +125,37 @@ expect_match "a submission the batch lacks: says so" "$(cat "$TMP/stranger.say")
     "Submission 9200 and its submitters \\(dee@example.edu\\) are not in the batch"
 replay garbled 'not json'
 expect_eq "metadata that is not JSON: no score" "$(no_results garbled)" "1,"
+expect_match "John's scorecard names the submission, not his SID" \
+    "$(jq -r .output "$TMP/john.json" | head -n 1)" "\(graded: submission 9001\)$"
+# A submission's submitters are Gradescope's to change after the export
+# (whoever submits adds the group): a member it did not have then, however
+# graded, takes no score from it, nor loses their own.
+replay added '{"id": 9001, "users": [{"email": "jdoe@example.edu", "id": 1001, "name": "John"},
+  {"email": "dee@example.edu", "id": 7, "name": "Dee"}]}'
+expect_eq "a submitter added after the export: no score" "$(no_results added)" "1,"
+expect_match "a submitter added after the export: says who" "$(cat "$TMP/added.say")" \
+    "Submission 9001 has submitters it did not have when the batch graded it \(dee@example.edu\)"
+replay pulled '{"id": 9003, "users": [{"email": "clee@example.edu", "id": 1004, "name": "Carol"},
+  {"email": "aroe@example.edu", "id": 1002, "name": "Ann"}]}'
+expect_eq "a classmate graded on another submission added: no score" "$(no_results pulled)" "1,"
+# Two students of one submission whose rows differ (none here: as if)
+# have no key for it: no score, and why.
+mv "$R/source/keys/submission-9002" "$R/source/keys/was-9002"
+replay torn '{"id": 9002, "users": [{"email": "aroe@example.edu", "id": 1002, "name": "Ann"},
+  {"email": "bsmith@example.edu", "id": 1003, "name": "Bob"}]}'
+expect_eq "a group given different points: no score" "$(no_results torn)" "1,"
+expect_match "a group given different points: says so" "$(cat "$TMP/torn.say")" \
+    "Submission 9002's submitters were given different points in the batch"
+mv "$R/source/keys/was-9002" "$R/source/keys/submission-9002"
 
 # A class of folders: those named by an email address are found by it (in
 # any case); the others are left out, and named; with none, nothing is
 # written (an earlier run's upload removed).
 C=$TMP/byemail
-mkdir -p "$C/Eve.Ng@Example.org" "$C/frank"
+mkdir -p "$C/Eve.Ng@Example.org" "$C/gus@example.org" "$C/hal@example.org" "$C/frank"
 cp solutions/lab0/lab0.c "$C/Eve.Ng@Example.org/"
+cp solutions/lab0/lab0.c "$C/gus@example.org/"
+cp labs/lab0/lab0.c "$C/hal@example.org/"
 cp labs/lab0/lab0.c "$C/frank/"
 "$G" --batch "$C" lab0 --lms gradescope >"$TMP/em.out" 2>&1
 expect_eq "by email: exit status (one left out)" "$?" 1
@@ -141,6 +166,21 @@ bsdtar -xf "$C.grades/lms-gradescope.zip" -C "$R/source" && cp "$R/source/run_au
 replay eve '{"id": 31, "users": [{"email": "eve.ng@example.org", "id": 5, "name": "Eve"}]}'
 expect_eq "by email: Eve's score, her address in another case" \
     "$(cat "$TMP/eve.rc"),$(jq .score "$TMP/eve.json")" "0,100"
+replay evegus '{"id": 32, "users": [{"email": "gus@example.org", "id": 6, "name": "Gus"},
+  {"email": "eve.ng@example.org", "id": 5, "name": "Eve"}]}'
+expect_eq "by email: a group whose members have the same points: theirs" \
+    "$(cat "$TMP/evegus.rc"),$(jq .score "$TMP/evegus.json")" "0,100"
+replay evehal '{"id": 33, "users": [{"email": "eve.ng@example.org", "id": 5, "name": "Eve"},
+  {"email": "hal@example.org", "id": 8, "name": "Hal"}]}'
+expect_eq "by email: a group whose members have different points: no score" \
+    "$(no_results evehal)" "1,"
+expect_match "by email: ... and why" "$(cat "$TMP/evehal.say")" "graded apart, with different points"
+replay evedee '{"id": 34, "users": [{"email": "dee@example.edu", "id": 7, "name": "Dee"},
+  {"email": "eve.ng@example.org", "id": 5, "name": "Eve"}]}'
+expect_eq "by email: Eve added to a submission by someone not in the batch: no score" \
+    "$(no_results evedee)" "1,"
+expect_match "by email: ... and who" "$(cat "$TMP/evedee.say")" \
+    "Submission 34 has submitters the batch did not grade \(dee@example.edu\)"
 mkdir -p "$TMP/noemail/alice" "$TMP/noemail.grades" && cp labs/lab0/lab0.c "$TMP/noemail/alice/"
 cp "$UP" "$TMP/noemail.grades/lms-gradescope.zip"
 "$G" --batch "$TMP/noemail" lab0 --lms gradescope >"$TMP/ne.out" 2>&1
