@@ -451,7 +451,7 @@ void groups_team(batch *b)
 /* A group's name as Moodle's download writes it: '_' as ' ', and without
  * what clean_filename drops (PARAM_FILE: control characters and
  * & < > " ` | ' : \ /; downloader.php, get_student_prefix). */
-static char *download_name(const char *name)
+char *moodle_download_name(const char *name)
 {
     char *out = gr_asprintf("%s", name), *w = out;
     for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
@@ -475,11 +475,11 @@ static int add_team_entries(batch *b, group_entry **g, int n, lab_error *err)
             continue;
         s->team = 1;
         entries++;
-        char *want = download_name(s->import_name ? s->import_name : "");
+        char *want = moodle_download_name(s->import_name ? s->import_name : "");
         const char *label = NULL;
         int other = 0;
         for (int i = 0; i < n; i++) {
-            char *have = download_name((*g)[i].group);
+            char *have = moodle_download_name((*g)[i].group);
             if (strcmp(have, want) == 0) {
                 other += label && strcmp(label, (*g)[i].group) != 0;
                 if (!label)

@@ -500,6 +500,46 @@ static int write_worksheet(const batch *b, lab_error *err)
             over = o;
         }
     }
+    /* A download read as participants' whose names are mostly not those
+     * of the worksheet's participants of the same numbers: a team
+     * assignment's (each number a group's) whose worksheet was not known as
+     * one (its Group column is found by its English name), or another
+     * assignment's worksheet. Either would put grades in the wrong rows.
+     * Under blind marking the download names no one. */
+    int named = 0, same = 0, first_odd = 0;
+    size_t plen = prefix ? strlen(prefix) : 0;
+    while (plen > 0 && prefix[plen - 1] == ' ')
+        plen--;
+    for (int r = 1; rc == 0 && b->from == GR_FROM_MOODLE && !b->team && r < t.rows; r++) {
+        const submission *s = sub_of[r] >= 0 ? &b->subs[sub_of[r]] : NULL;
+        if (!s || !s->import_name || !*s->import_name ||
+            (strlen(s->import_name) == plen && strncmp(s->import_name, prefix, plen) == 0))
+            continue;
+        named++;
+        int found = 0;
+        char *want = moodle_download_name(s->import_name);
+        for (int c = 0; c < t.n[r] && !found; c++) {
+            char *cell = moodle_download_name(t.cell[r][c]);
+            found = strcmp(cell, want) == 0;
+            free(cell);
+        }
+        free(want);
+        same += found;
+        if (!found && !first_odd)
+            first_odd = r;
+    }
+    if (rc == 0 && named > 0 && 2 * same < named) {
+        rc = 1;
+        char *who = gr_clean_line(b->subs[sub_of[first_odd]].import_name);
+        lab_errorf(err, "--lms-worksheet %s: of the download's entries whose number is a "
+                   "participant's in it, %d of %d are not named as that participant (%s's is "
+                   "\"%s\", in no cell of row %d): a team assignment's download, whose numbers "
+                   "are the groups', with a worksheet not known as a team's (its Group column is "
+                   "found by its English name: download the worksheet with English as your "
+                   "language), or another assignment's worksheet", path, named - same, named,
+                   b->subs[sub_of[first_odd]].id, who, first_odd + 1);
+        free(who);
+    }
     if (rc == 0 && nover > 0) {
         rc = 1;
         lab_errorf(err, "--lms-worksheet %s: %d student%s scored above the assignment's maximum "

@@ -288,6 +288,9 @@ int write_gradebook(const batch *b, lab_error *err);
  * a grade); 2, written, and what it lacks in err (students the worksheet
  * has no row for); -1 on an error. */
 int write_lms(const batch *b, lab_error *err);
+/* A name as Moodle's download writes it in a file name: '_' as ' ', and
+ * without what clean_filename drops (batch_groups.c). */
+char *moodle_download_name(const char *name);
 /* --lms gradescope's file, an autograder that gives each submission the
  * batch's score (batch_gradescope.c); returns as write_lms does. */
 int write_gradescope_upload(const batch *b, lab_error *err);

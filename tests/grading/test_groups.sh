@@ -287,5 +287,24 @@ expect_match "a student in two groups: the line" "$(cat "$TMP/tw.out")" \
 "$GRADER" --batch "$S" lab0 --groups "$TMP/none.csv" >"$TMP/nf.out" 2>&1
 expect_eq "no such file: exit status" "$?,$(grep -c 'cannot open' "$TMP/nf.out")" "2,1"
 
+# A team assignment from a Moodle in another language: its worksheet's
+# Group column is not known by name, so a download without the default
+# group's entry reads as participants'. Team A's number, 42, is also a
+# participant's (Bob, of Team B): the worksheet is not filled in, since the
+# download's names are not its participants'.
+G3=$TMP/moodle_de
+for e in "Team A_42" "Team C_44"; do
+    mkdir -p "$G3/${e}_assignsubmission_file" && cp "$SOL" "$G3/${e}_assignsubmission_file/"
+done
+mkdir -p "$G3/Team B_43_assignsubmission_file" && cp "$SKEL" "$G3/Team B_43_assignsubmission_file/"
+{ echo 'Bezeichner,"Vollständiger Name",E-Mail-Adresse,Status,Gruppe,Bewertung,Bestwertung,"Bewertung kann geändert werden","Zuletzt geändert (Abgabe)","Zuletzt geändert (Bewertung)","Feedback als Kommentar"'
+  sed 1d "$TMP/ws.csv" | sed 's/^"Participant /"Teilnehmer\/in /'; } >"$TMP/ws_de.csv"
+"$GRADER" --batch "$G3" lab0 --lms moodle --lms-worksheet "$TMP/ws_de.csv" \
+    --lms-worksheet-columns 1,6,10,11 >"$TMP/de.out" 2>"$TMP/de.err"
+expect_eq "moodle team, German: exit status" "$?" 1
+expect_match "moodle team, German: the worksheet not filled in, and why" "$(cat "$TMP/de.out")" \
+    "For LMS: +not written: --lms-worksheet .*ws_de\\.csv: of the download's entries whose number is a participant's in it, 1 of 1 are not named as that participant \\(42's is \"Team A\", in no cell of row 3\\): a team assignment's download"
+[ -e "$G3.grades/lms-moodle.csv" ] && bad "moodle team, German: a worksheet was written" || ok
+
 echo "test_groups: $passed passed, $failed failed"
 [ "$failed" = 0 ]
