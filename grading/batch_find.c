@@ -487,6 +487,21 @@ int moodle_csv_refused(const char *option, const char *path, const char *text, l
                            "name, a comment) and download the file again", option, path, line);
 }
 
+/* A name as Moodle's download writes it: '_' as ' ', and without
+ * what clean_filename drops (PARAM_FILE: control characters and
+ * & < > " ` | ' : \ /; downloader.php, get_student_prefix). */
+char *moodle_download_name(const char *name)
+{
+    char *out = gr_asprintf("%s", name), *w = out;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f || strchr("&<>\"`|':\\/", *c))
+            continue;
+        *w++ = *c == '_' ? ' ' : (char)*c;
+    }
+    *w = '\0';
+    return out;
+}
+
 static int read_roster(const char *path, roster_entry **out, lab_error *err)
 {
     char *text = read_csv_file("--roster", path, err);

@@ -37,6 +37,25 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+int zip_add(struct archive *a, const char *path, const char *text, size_t len, int mode,
+            lab_error *err)
+{
+    struct archive_entry *e = archive_entry_new();
+    if (!e)
+        out_of_memory();
+    archive_entry_set_pathname_utf8(e, path);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, (mode_t)mode);
+    archive_entry_set_size(e, (la_int64_t)len);
+    archive_entry_set_mtime(e, time(NULL), 0);
+    int rc = 0;
+    if (archive_write_header(a, e) != ARCHIVE_OK ||
+        archive_write_data(a, text, len) != (la_ssize_t)len)
+        rc = lab_errorf(err, "%s: cannot write it into the zip: %s", path, archive_error_string(a));
+    archive_entry_free(e);
+    return rc;
+}
+
 /* Where the first line of text says "(graded: ID)", ID the student id a
  * Gradescope export's folder was copied to, it says the submission instead:
  * what the students of a group submission share, and know it by. */

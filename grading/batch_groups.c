@@ -448,21 +448,6 @@ void groups_team(batch *b)
     }
 }
 
-/* A group's name as Moodle's download writes it: '_' as ' ', and without
- * what clean_filename drops (PARAM_FILE: control characters and
- * & < > " ` | ' : \ /; downloader.php, get_student_prefix). */
-char *moodle_download_name(const char *name)
-{
-    char *out = gr_asprintf("%s", name), *w = out;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-        if (*c < 0x20 || *c == 0x7f || strchr("&<>\"`|':\\/", *c))
-            continue;
-        *w++ = *c == '_' ? ' ' : (char)*c;
-    }
-    *w = '\0';
-    return out;
-}
-
 /* A Moodle team assignment: each group's submission ("group-<id>", named by
  * the group) joins the entries of the group whose name is the one its
  * download gives; one whose group no row names is said so. */

@@ -238,6 +238,9 @@ char *read_csv_file(const char *option, const char *path, lab_error *err);
  * the grader reads and writes, ends the cell there. -1 with err naming
  * option, path and the line where text has such a pair, else 0. */
 int moodle_csv_refused(const char *option, const char *path, const char *text, lab_error *err);
+/* A name as Moodle's download writes it in a file name: '_' as ' ', and
+ * without what clean_filename drops. */
+char *moodle_download_name(const char *name);
 const char *entry_name(const submission *s);
 int list_submissions(batch *b, lab_error *err);
 void free_submission(submission *s);
@@ -288,11 +291,11 @@ int write_gradebook(const batch *b, lab_error *err);
  * a grade); 2, written, and what it lacks in err (students the worksheet
  * has no row for); -1 on an error. */
 int write_lms(const batch *b, lab_error *err);
-/* A name as Moodle's download writes it in a file name: '_' as ' ', and
- * without what clean_filename drops (batch_groups.c). */
-char *moodle_download_name(const char *name);
-/* --lms gradescope's file, an autograder that gives each submission the
- * batch's score (batch_gradescope.c); returns as write_lms does. */
+
+/* batch_gradescope.c: --lms gradescope's file, and zips (it calls no other
+ * batch file; batch_out.c calls it) */
+/* The autograder that gives each submission the batch's score; returns as
+ * write_lms does. */
 int write_gradescope_upload(const batch *b, lab_error *err);
 /* Writes text (len bytes) into the zip a as the file path (UTF-8), of the
  * given mode. Returns 0, or -1 with err set. */

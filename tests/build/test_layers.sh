@@ -2,8 +2,9 @@
 # test_layers.sh - the batch grader's files call each other one way, as
 # grading/batch.c says: batch.c calls the others, batch_jobs.c calls
 # batch_find.c and batch_files.c, batch_groups.c and batch_out.c call
-# batch_find.c (its CSV reader), batch_find.c calls batch_files.c, and
-# batch_files.c calls none of them; no other file of the
+# batch_find.c (its CSV reader), batch_out.c calls batch_gradescope.c,
+# batch_find.c calls batch_files.c, and batch_files.c and
+# batch_gradescope.c call none of them; no other file of the
 # grader (grade.c, builder.c, ...) calls into a batch file. Read from the
 # objects' symbols (nm): a function a file uses and another batch file
 # defines is a call from the one to the other.
@@ -40,7 +41,8 @@ batch_find batch_files
 batch_groups batch_find
 batch_jobs batch_files
 batch_jobs batch_find
-batch_out batch_find"
+batch_out batch_find
+batch_out batch_gradescope"
 expect_eq "the batch files' calls (caller callee)" "$(grep '^batch' "$TMP/edges" | tr '\n' ';')" \
     "$(printf '%s\n' "$allowed" | tr '\n' ';')"
 expect_eq "no other file of the grader calls a batch file" \
