@@ -4,12 +4,12 @@
  * submissions is batch_find.c, their files batch_files.c, the groups
  * batch_groups.c, grading them batch_jobs.c, writing the gradebook and the
  * summary batch_out.c, Gradescope's upload batch_gradescope.c; batch_state.h
- * is what they share. The calls go one way: batch.c calls the others,
- * batch_jobs.c calls batch_find.c and batch_files.c, batch_groups.c and
- * batch_out.c call batch_find.c (its CSV reader: the groups file, Moodle's
- * worksheet), batch_out.c calls batch_gradescope.c, batch_find.c calls
- * batch_files.c, and batch_files.c and batch_gradescope.c call none of
- * them.
+ * is what they share. The calls go one way: batch.c calls the others (but
+ * batch_gradescope.c), batch_jobs.c calls batch_find.c and batch_files.c,
+ * batch_groups.c and batch_out.c call batch_find.c (its CSV reader: the
+ * groups file, Moodle's worksheet), batch_out.c calls batch_gradescope.c,
+ * batch_find.c calls batch_files.c, and batch_files.c and
+ * batch_gradescope.c call none of them.
  *
  * The parent lists the folder, then keeps up to `jobs` children running.
  * Each child grades one submission with gr_grade and writes its json report;

@@ -26,6 +26,8 @@
  *                              batch whose ids are email addresses); a
  *                              submission is given a row only if every
  *                              submitter has one, all with the same points
+ *   keys/apart-<key>           empty: two rows gave <key> with different
+ *                              points, so it is not in the zip
  *
  * A row with neither key is left out and said; a batch with no key at all
  * is refused; a key two rows give with different points is left out, and
@@ -329,8 +331,12 @@ int write_gradescope_upload(const batch *b, lab_error *err)
         free(path);
     }
     for (int i = 0; rc == 0 && i < nkeys; i++) {
-        if (keys[i].row < 0)
+        if (keys[i].row < 0) { /* said so to the student, not "not in the batch" */
+            char *path = gr_asprintf("keys/apart-%s", keys[i].name);
+            rc = zip_add(a, path, "", 0, 0644, err);
+            free(path);
             continue;
+        }
         char *path = gr_asprintf("keys/%s", keys[i].name);
         char *text = keys[i].value ? gr_asprintf("%s\n", keys[i].value)
                      : strncmp(keys[i].name, "email-", 6) == 0

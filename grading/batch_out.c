@@ -362,6 +362,40 @@ static char *moodle_feedback(const batch *b, const submission *s)
                                       : graded_feedback(b, s);
 }
 
+/* A name as compared with a download's: as the download writes it
+ * (moodle_download_name), folded as ids are (id_key: case, Unicode
+ * normalisation), its words in order (a site writes "first last" or "last
+ * first" by the language of who downloads). malloc'd. */
+static int by_word(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *name_key(const char *name)
+{
+    char *d = moodle_download_name(name), *why = id_refusal(d);
+    if (why) { /* not UTF-8, or a control character: as it is */
+        free(why);
+        return d;
+    }
+    char *k = id_key(d);
+    size_t len = strlen(k); /* the words joined by one space are no longer */
+    free(d);
+    char *words[64], *save = NULL;
+    int n = 0;
+    for (char *w = strtok_r(k, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
+        words[n++] = w;
+    qsort(words, (size_t)n, sizeof *words, by_word);
+    char *out = xcalloc(len + 1, 1);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            strcat(out, " ");
+        strcat(out, words[i]);
+    }
+    free(k);
+    return out;
+}
+
 /* Fills in the worksheet at b->o->lms_worksheet into b->lms. Returns 0; 1
  * with err saying why it was not written (the worksheet cannot be read,
  * its columns are not found, a grade is above its maximum); 2 when written,
@@ -486,21 +520,23 @@ static int write_worksheet(const batch *b, lab_error *err)
      * assignment's (each number a group's) whose worksheet was not known as
      * one (its Group column is found by its English name), or another
      * assignment's worksheet. Either would put grades in the wrong rows.
-     * Under blind marking the download names no one. */
-    int named = 0, same = 0, first_odd = 0;
-    size_t plen = prefix ? strlen(prefix) : 0;
-    while (plen > 0 && prefix[plen - 1] == ' ')
-        plen--;
-    for (int r = 1; rc == 0 && b->from == GR_FROM_MOODLE && !b->team && r < t.rows; r++) {
+     * Names are compared as name_key folds them. Under blind marking the
+     * download gives every entry one name, the site's word for a
+     * participant, and the worksheet none: not compared then, nor in a
+     * download of one entry. */
+    int named = 0, same = 0, first_odd = 0, one_name = 1;
+    for (int i = 1; i < b->import.n; i++)
+        one_name &= strcmp(b->import.names[i], b->import.names[0]) == 0;
+    for (int r = 1; rc == 0 && b->from == GR_FROM_MOODLE && !b->team && !one_name && r < t.rows;
+         r++) {
         const submission *s = sub_of[r] >= 0 ? &b->subs[sub_of[r]] : NULL;
-        if (!s || !s->import_name || !*s->import_name ||
-            (strlen(s->import_name) == plen && strncmp(s->import_name, prefix, plen) == 0))
+        if (!s || !s->import_name || !*s->import_name)
             continue;
         named++;
         int found = 0;
-        char *want = moodle_download_name(s->import_name);
+        char *want = name_key(s->import_name);
         for (int c = 0; c < t.n[r] && !found; c++) {
-            char *cell = moodle_download_name(t.cell[r][c]);
+            char *cell = name_key(t.cell[r][c]);
             found = strcmp(cell, want) == 0;
             free(cell);
         }

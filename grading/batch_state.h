@@ -1,6 +1,7 @@
 /*
  * batch_state.h - what the batch's files share (batch.c, batch_find.c,
- * batch_jobs.c, batch_out.c): the run's state, its small helpers, and the
+ * batch_files.c, batch_groups.c, batch_jobs.c, batch_out.c,
+ * batch_gradescope.c): the run's state, its small helpers, and the
  * functions one file calls in another.
  *
  * Not for: the batch's users, who have batch.h.

@@ -904,8 +904,9 @@ static int import_gradescope(importer *im, const char *dir, lab_error *err)
         free(entry);
         free(path);
     }
-    /* Each student's email and submission number, for a Gradescope upload of
-     * the batch's scores (batch_out.c), which finds a submission by them. */
+    /* Each student's email and submission number, for a Gradescope upload
+     * of the batch's scores (batch_gradescope.c), which finds a submission
+     * by them. */
     if (rc == 0) {
         im->out->emails = calloc((size_t)im->out->n + 1, sizeof *im->out->emails);
         im->out->submissions = calloc((size_t)im->out->n + 1, sizeof *im->out->submissions);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_layers.sh - the batch grader's files call each other one way, as
-# grading/batch.c says: batch.c calls the others, batch_jobs.c calls
+# grading/batch.c says: batch.c calls the others (but batch_gradescope.c,
+# which only batch_out.c calls), batch_jobs.c calls
 # batch_find.c and batch_files.c, batch_groups.c and batch_out.c call
 # batch_find.c (its CSV reader), batch_out.c calls batch_gradescope.c,
 # batch_find.c calls batch_files.c, and batch_files.c and

@@ -139,14 +139,18 @@ replay pulled '{"id": 9003, "users": [{"email": "clee@example.edu", "id": 1004, 
   {"email": "aroe@example.edu", "id": 1002, "name": "Ann"}]}'
 expect_eq "a classmate graded on another submission added: no score" "$(no_results pulled)" "1,"
 # Two students of one submission whose rows differ (none here: as if)
-# have no key for it: no score, and why.
-mv "$R/source/keys/submission-9002" "$R/source/keys/was-9002"
+# leave the key marked apart: no score, and why.
+mv "$R/source/keys/submission-9002" "$R/source/keys/apart-submission-9002"
 replay torn '{"id": 9002, "users": [{"email": "aroe@example.edu", "id": 1002, "name": "Ann"},
   {"email": "bsmith@example.edu", "id": 1003, "name": "Bob"}]}'
 expect_eq "a group given different points: no score" "$(no_results torn)" "1,"
 expect_match "a group given different points: says so" "$(cat "$TMP/torn.say")" \
     "Submission 9002's submitters were given different points in the batch"
-mv "$R/source/keys/was-9002" "$R/source/keys/submission-9002"
+mv "$R/source/keys/apart-submission-9002" "$R/source/keys/submission-9002"
+replay nobody '{"id": 9001, "users": []}'
+expect_eq "a submission with no submitters: no score" "$(no_results nobody)" "1,"
+expect_match "a submission with no submitters: says so" "$(cat "$TMP/nobody.say")" \
+    "Submission 9001 has no submitters"
 
 # A class of folders: those named by an email address are found by it (in
 # any case); the others are left out, and named; with none, nothing is

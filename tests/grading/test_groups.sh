@@ -6,8 +6,11 @@
 # GroupCategoriesController#export_headers writes them); the scorecard of
 # a member scored on a groupmate's; a resumed run; Moodle's team assignment
 # (its download names the groups, its worksheet who is in which) and its
-# groups overview (found through the worksheet); a file that names no group
-# column, and a student in two groups, refused with the line.
+# groups overview (found through the worksheet); from a Moodle in another
+# language, a team's download read as participants' not put in the
+# worksheet (a group's number a participant's), while names in another
+# order or case, and blind marking's one word, are; a file that names no
+# group column, and a student in two groups, refused with the line.
 #
 #   GRADER=build/bin/grader sh tests/grading/test_groups.sh
 # Run from the top of the course. Exit status 0 when every check passes.
@@ -305,6 +308,25 @@ expect_eq "moodle team, German: exit status" "$?" 1
 expect_match "moodle team, German: the worksheet not filled in, and why" "$(cat "$TMP/de.out")" \
     "For LMS: +not written: --lms-worksheet .*ws_de\\.csv: of the download's entries whose number is a participant's in it, 1 of 1 are not named as that participant \\(42's is \"Team A\", in no cell of row 3\\): a team assignment's download"
 [ -e "$G3.grades/lms-moodle.csv" ] && bad "moodle team, German: a worksheet was written" || ok
+
+# Not taken for a team's: names in another order and case (a site writes
+# "last first" by the language of who downloads), and a download under
+# blind marking, which names every entry by one word.
+# written WHAT DIR ENTRY...: a download of the solution as ENTRY..._
+# assignsubmission_file, graded with the German worksheet, has it filled in.
+written() {
+    what=$1 dir=$2
+    shift 2
+    for e in "$@"; do
+        mkdir -p "$dir/${e}_assignsubmission_file" && cp "$SOL" "$dir/${e}_assignsubmission_file/"
+    done
+    "$GRADER" --batch "$dir" lab0 --lms moodle --lms-worksheet "$TMP/ws_de.csv" \
+        --lms-worksheet-columns 1,6,10,11 >"$dir.out" 2>&1
+    [ -s "$dir.grades/lms-moodle.csv" ] && ok ||
+        bad "moodle, $what: the worksheet not written: $(grep 'For LMS' "$dir.out")"
+}
+written "names in another order" "$TMP/moodle_order" "ROE Ann_1000042" "doe CY_1000044"
+written "blind marking" "$TMP/moodle_blind" "Teilnehmerin_42" "Teilnehmerin_1000044"
 
 echo "test_groups: $passed passed, $failed failed"
 [ "$failed" = 0 ]
