@@ -39,6 +39,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "spawn.h"
+
 int zip_add(struct archive *a, const char *path, const char *text, size_t len, int mode,
             lab_error *err)
 {
@@ -82,26 +84,11 @@ static void name_submission(char **text, size_t *len, const char *id, const char
 static char *results_of(const batch *b, const submission *s, const char *number)
 {
     char *card = gr_asprintf("%s/%s.txt", b->json_dir, s->id);
-    FILE *f = fopen(card, "rb");
-    free(card);
-    char *text = NULL;
     size_t cap = 0;
-    if (f) {
-        text = xcalloc(1, 1);
-        char buf[8192];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-            text = realloc(text, cap + n + 1);
-            if (!text)
-                out_of_memory();
-            memcpy(text + cap, buf, n);
-            cap += n;
-            text[cap] = '\0';
-        }
-        fclose(f);
-        if (number && strlen(text) == cap)
-            name_submission(&text, &cap, s->id, number);
-    }
+    char *text = gr_read_file(card, 16u << 20, &cap);
+    free(card);
+    if (text && number && strlen(text) == cap)
+        name_submission(&text, &cap, s->id, number);
     json_t *root = json_object(), *tests = json_array();
     json_object_set_new(root, "score", json_integer(s->status == SUB_ERROR ? 0 : s->score));
     json_object_set_new(root, "max_score", json_integer(s->max_score));
@@ -225,21 +212,12 @@ static key *add_key(key *v, int *n, int *cap, char *name, int row, const char *v
 static char *replay_file(const batch *b, const char *name, size_t *len, lab_error *err)
 {
     char *path = gr_asprintf("%s/grading/gradescope/replay/%s", b->o->root, name);
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    struct stat st;
-    if (f && fstat(fileno(f), &st) == 0 && st.st_size > 0 && st.st_size < (1 << 20)) {
-        text = xcalloc((size_t)st.st_size + 1, 1);
-        *len = fread(text, 1, (size_t)st.st_size, f);
-        if (*len != (size_t)st.st_size) {
-            free(text);
-            text = NULL;
-        }
-    }
-    if (!text)
+    char *text = gr_read_file(path, 1u << 20, len);
+    if (!text || *len == 0) {
         lab_errorf(err, "%s: cannot read it", path);
-    if (f)
-        fclose(f);
+        free(text);
+        text = NULL;
+    }
     free(path);
     return text;
 }
